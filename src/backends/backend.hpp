@@ -1,0 +1,68 @@
+#pragma once
+// What the sweep needs from a place that runs the two reads (SPEC §2, §3). CPU and CUDA
+// implement this; the sweep never asks which one it holds.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/host_workload.hpp"
+
+namespace readbench {
+
+enum class Path { gather, fused };
+enum class CacheState { cold, hot };
+
+std::string_view to_string(Path p);
+std::string_view to_string(CacheState c);
+
+// Streaming ceilings measured on this backend in this run (SPEC §3), in GB/s (1e9 B/s).
+struct Bandwidths {
+  double read_gbps = 0;  // read-only pass over a buffer many times the last-level cache
+  double copy_gbps = 0;  // memcpy / cudaMemcpy D2D, bytes read plus written
+  std::int64_t buffer_bytes = 0;  // size of the buffer each was measured on
+};
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  int compute_major = 0, compute_minor = 0;
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  int sm_clock_mhz = 0;      // maximum, as the device reports it
+  int memory_clock_mhz = 0;  // maximum, as the device reports it
+  int memory_bus_bits = 0;
+  std::string driver_version;   // e.g. "13.0"
+  std::string runtime_version;  // e.g. "13.0"
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string_view name() const = 0;  // "cpu" or "cuda"
+  // Smallest interval the backend's timer resolves, in seconds.
+  virtual double timer_resolution_s() const = 0;
+  // Bytes of the last-level cache (L3 / L2) a cold sample has to defeat.
+  virtual std::int64_t cache_bytes() const = 0;
+  virtual std::optional<GpuInfo> gpu_info() const { return std::nullopt; }
+
+  virtual Bandwidths measure_bandwidths() = 0;
+
+  // Takes the inputs of all following calls. Throws BackendError when they cannot fit.
+  virtual void prepare(HostWorkload&& w) = 0;
+  // One call on replica 0 into a poisoned (NaN) output; returns the output [B, Hq, D] in f64.
+  virtual std::vector<double> run_for_check(Path p) = 0;
+  // Seconds for `calls` back-to-back calls cycling over the replicas (call i uses replica
+  // i % replicas). When cold, caches are flushed first and the flush is not timed.
+  virtual double time_calls(Path p, int calls, CacheState cache) = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend(int threads);  // threads <= 0: all cores
+// Throws BackendUnavailable with the reason (built without CUDA, no driver, no device).
+std::unique_ptr<Backend> make_cuda_backend(int device);
+
+}  // namespace readbench

@@ -1,0 +1,66 @@
+#include "core/host_workload.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/random_fill.hpp"
+
+namespace readbench {
+
+BlockAllocator::BlockAllocator(std::int64_t num_blocks, std::uint64_t seed) {
+  if (num_blocks > std::numeric_limits<std::int32_t>::max())
+    throw InputError("the cache needs " + std::to_string(num_blocks) +
+                     " blocks, more than a 32-bit block table can address");
+  free_.resize(std::size_t(num_blocks));
+  std::iota(free_.begin(), free_.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(free_.begin(), free_.end(), rng);
+}
+
+std::int32_t BlockAllocator::allocate() {
+  if (free_.empty()) throw InputError("block pool exhausted");
+  const std::int32_t id = free_.back();
+  free_.pop_back();
+  return id;
+}
+
+namespace {
+
+void fill(AlignedBuffer& buf, DType t, std::uint64_t seed, TensorId id, std::int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) store_as(t, buf.data(), std::size_t(i),
+                                                 random_value(seed, id, std::uint64_t(i)));
+}
+
+}  // namespace
+
+HostWorkload make_host_workload(const Workload& w) {
+  w.shape.validate();
+  if (w.length <= 0)
+    throw InputError("history length must be positive, got " + std::to_string(w.length));
+  if (w.replicas <= 0)
+    throw InputError("replicas must be positive, got " + std::to_string(w.replicas));
+
+  HostWorkload h;
+  h.workload = w;
+  const std::size_t es = element_size(w.dtype);
+  const std::int64_t pool = w.pool_elements();
+  const std::int64_t io = std::int64_t(w.replicas) * w.io_elements();
+  h.q = AlignedBuffer(std::size_t(io) * es);
+  h.k_pool = AlignedBuffer(std::size_t(pool) * es);
+  h.v_pool = AlignedBuffer(std::size_t(pool) * es);
+  fill(h.q, w.dtype, w.seed, TensorId::query, io);
+  fill(h.k_pool, w.dtype, w.seed, TensorId::key, pool);
+  fill(h.v_pool, w.dtype, w.seed, TensorId::value, pool);
+
+  BlockAllocator alloc(w.num_blocks(), w.seed);
+  h.block_table.resize(std::size_t(w.num_blocks()));
+  for (auto& entry : h.block_table) entry = alloc.allocate();
+  return h;
+}
+
+}  // namespace readbench

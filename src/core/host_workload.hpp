@@ -1,0 +1,44 @@
+#pragma once
+// The paged KV cache of SPEC §2 in host memory: K/V pools, block tables from a seeded
+// shuffled allocator, queries. Backends run from it (CPU) or upload it (CUDA).
+#include <cstdint>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+#include "core/shape.hpp"
+
+namespace readbench {
+
+// Hands out physical block ids in a seeded random order, as a cache after churn would.
+class BlockAllocator {
+ public:
+  BlockAllocator(std::int64_t num_blocks, std::uint64_t seed);
+  std::int32_t allocate();  // throws InputError when the pool is exhausted
+  std::int64_t remaining() const { return std::int64_t(free_.size()); }
+
+ private:
+  std::vector<std::int32_t> free_;
+};
+
+struct HostWorkload {
+  Workload workload;
+  AlignedBuffer q;                        // [replicas, B, Hq, D] in workload.dtype
+  AlignedBuffer k_pool;                   // [num_blocks, S, Hkv, D]
+  AlignedBuffer v_pool;                   // [num_blocks, S, Hkv, D]
+  std::vector<std::int32_t> block_table;  // [replicas, B, blocks_per_seq]
+
+  const std::int32_t* table(int replica) const {
+    return block_table.data() +
+           std::int64_t(replica) * workload.shape.batch * workload.blocks_per_seq();
+  }
+  const std::byte* query(int replica) const {
+    return q.data() + std::int64_t(replica) * workload.io_elements() *
+                          std::int64_t(element_size(workload.dtype));
+  }
+};
+
+// Validates the workload (throws InputError) and builds it. Pool contents are
+// random_value(seed, key|value, physical element index); queries likewise by element index.
+HostWorkload make_host_workload(const Workload& w);
+
+}  // namespace readbench

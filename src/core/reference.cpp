@@ -1,0 +1,76 @@
+#include "core/reference.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.hpp"
+
+namespace readbench {
+
+std::vector<double> reference_attention(const HostWorkload& h, int replica) {
+  const Workload& w = h.workload;
+  const Shape& s = w.shape;
+  const std::int64_t L = w.length, D = s.head_dim, Hkv = s.kv_heads, S = s.block_size;
+  const std::int32_t* table = h.table(replica);
+  const std::byte* q = h.query(replica);
+  const double scale = 1.0 / std::sqrt(double(D));
+  std::vector<double> out(std::size_t(w.io_elements()));
+
+#pragma omp parallel for collapse(2) schedule(dynamic)
+  for (int b = 0; b < s.batch; ++b) {
+    for (int hq = 0; hq < s.q_heads; ++hq) {
+      const int hk = hq / s.group();
+      std::vector<double> qv(std::size_t(D)), scores(std::size_t(L)), acc(std::size_t(D), 0.0);
+      for (std::int64_t d = 0; d < D; ++d)
+        qv[d] = load_as(w.dtype, q, std::size_t((std::int64_t(b) * s.q_heads + hq) * D + d));
+      auto row = [&](std::int64_t t) {
+        const std::int64_t block = table[b * w.blocks_per_seq() + t / S];
+        return ((block * S + t % S) * Hkv + hk) * D;
+      };
+      double max_score = -std::numeric_limits<double>::infinity();
+      for (std::int64_t t = 0; t < L; ++t) {
+        const std::int64_t base = row(t);
+        double dot = 0;
+        for (std::int64_t d = 0; d < D; ++d)
+          dot += qv[d] * load_as(w.dtype, h.k_pool.data(), std::size_t(base + d));
+        scores[t] = dot * scale;
+        max_score = std::max(max_score, scores[t]);
+      }
+      double denom = 0;
+      for (std::int64_t t = 0; t < L; ++t) {
+        const double p = std::exp(scores[t] - max_score);
+        denom += p;
+        const std::int64_t base = row(t);
+        for (std::int64_t d = 0; d < D; ++d)
+          acc[d] += p * load_as(w.dtype, h.v_pool.data(), std::size_t(base + d));
+      }
+      for (std::int64_t d = 0; d < D; ++d)
+        out[std::size_t((std::int64_t(b) * s.q_heads + hq) * D + d)] = acc[d] / denom;
+    }
+  }
+  return out;
+}
+
+double relative_error(const std::vector<double>& out, const std::vector<double>& ref) {
+  if (out.size() != ref.size())
+    throw InputError("output has " + std::to_string(out.size()) + " elements, reference has " +
+                     std::to_string(ref.size()));
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i])) return std::numeric_limits<double>::infinity();
+    num += (out[i] - ref[i]) * (out[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+double tolerance(DType t) {
+  switch (t) {
+    case DType::f32: return 1e-5;
+    case DType::f16: return 2e-3;
+    case DType::bf16: return 1e-2;
+  }
+  return 0;
+}
+
+}  // namespace readbench

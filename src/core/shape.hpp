@@ -1,0 +1,54 @@
+#pragma once
+// The decode-attention problem of SPEC §2: B sequences, one query token each.
+#include <cstdint>
+#include <string>
+
+#include "core/dtype.hpp"
+
+namespace readbench {
+
+struct Shape {
+  int batch = 1;        // B
+  int q_heads = 32;     // Hq
+  int kv_heads = 8;     // Hkv; Hq % Hkv == 0 (GQA)
+  int head_dim = 128;   // D
+  int block_size = 16;  // S, tokens per cache block
+
+  int group() const { return q_heads / kv_heads; }
+  // Throws InputError naming the first bad field.
+  void validate() const;
+};
+
+// One timed configuration: a shape at one history length, with `replicas` independent copies
+// of the per-call inputs (block tables, queries, outputs) over one shared pool, so that a batch
+// of calls after a cache flush reads data that no earlier call in the batch touched.
+struct Workload {
+  Shape shape;
+  DType dtype = DType::bf16;
+  std::int64_t length = 0;  // L, history tokens per sequence
+  int replicas = 1;
+  std::uint64_t seed = 0;
+
+  std::int64_t blocks_per_seq() const {
+    return (length + shape.block_size - 1) / shape.block_size;
+  }
+  // Physical blocks in the pool: every replica's sequences own distinct blocks.
+  std::int64_t num_blocks() const {
+    return std::int64_t(replicas) * shape.batch * blocks_per_seq();
+  }
+  // Elements of one K (or V) pool: [num_blocks, S, Hkv, D].
+  std::int64_t pool_elements() const {
+    return num_blocks() * shape.block_size * shape.kv_heads * shape.head_dim;
+  }
+  // Elements of q or the output for one replica: [B, Hq, D].
+  std::int64_t io_elements() const {
+    return std::int64_t(shape.batch) * shape.q_heads * shape.head_dim;
+  }
+  // K and V bytes one call reads: the history actually attended to, not padding.
+  std::int64_t kv_bytes_per_call() const {
+    return 2 * std::int64_t(shape.batch) * length * shape.kv_heads * shape.head_dim *
+           std::int64_t(element_size(dtype));
+  }
+};
+
+}  // namespace readbench
