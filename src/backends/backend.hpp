@@ -9,14 +9,9 @@
 #include <vector>
 
 #include "core/host_workload.hpp"
+#include "core/read_path.hpp"
 
 namespace readbench {
-
-enum class Path { gather, fused };
-enum class CacheState { cold, hot };
-
-std::string_view to_string(Path p);
-std::string_view to_string(CacheState c);
 
 // Streaming ceilings measured on this backend in this run (SPEC §3), in GB/s (1e9 B/s).
 struct Bandwidths {

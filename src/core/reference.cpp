@@ -20,7 +20,8 @@ std::vector<double> reference_attention(const HostWorkload& h, int replica) {
   for (int b = 0; b < s.batch; ++b) {
     for (int hq = 0; hq < s.q_heads; ++hq) {
       const int hk = hq / s.group();
-      std::vector<double> qv(std::size_t(D)), scores(std::size_t(L)), acc(std::size_t(D), 0.0);
+      std::vector<double> qv(static_cast<std::size_t>(D)), scores(static_cast<std::size_t>(L)),
+          acc(static_cast<std::size_t>(D), 0.0);
       for (std::int64_t d = 0; d < D; ++d)
         qv[d] = load_as(w.dtype, q, std::size_t((std::int64_t(b) * s.q_heads + hq) * D + d));
       auto row = [&](std::int64_t t) {

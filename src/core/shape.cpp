@@ -1,6 +1,7 @@
 #include "core/shape.hpp"
 
 #include "core/errors.hpp"
+#include "core/read_path.hpp"
 
 namespace readbench {
 
@@ -36,6 +37,25 @@ DType parse_dtype(std::string_view s) {
   if (s == "f16") return DType::f16;
   if (s == "bf16") return DType::bf16;
   throw InputError("unknown dtype '" + std::string(s) + "' (expected f32, f16 or bf16)");
+}
+
+}  // namespace readbench
+
+namespace readbench {
+
+std::string_view to_string(Path p) { return p == Path::gather ? "gather" : "fused"; }
+std::string_view to_string(CacheState c) { return c == CacheState::cold ? "cold" : "hot"; }
+
+Path parse_path(std::string_view s) {
+  if (s == "gather") return Path::gather;
+  if (s == "fused") return Path::fused;
+  throw InputError("unknown path '" + std::string(s) + "' (expected gather, fused or all)");
+}
+
+CacheState parse_cache_state(std::string_view s) {
+  if (s == "cold") return CacheState::cold;
+  if (s == "hot") return CacheState::hot;
+  throw InputError("unknown cache state '" + std::string(s) + "' (expected cold or hot)");
 }
 
 }  // namespace readbench

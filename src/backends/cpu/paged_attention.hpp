@@ -1,0 +1,27 @@
+#pragma once
+// The two CPU reads of SPEC §2, multi-threaded with OpenMP and vectorised.
+#include <cstddef>
+
+#include "core/host_workload.hpp"
+
+namespace readbench::cpu {
+
+// Scratch the gather path materialises the history into: K and V of [B, Hkv, L, D].
+struct GatherWorkspace {
+  std::byte* k = nullptr;
+  std::byte* v = nullptr;
+};
+
+// Work split of one call: (sequence, KV head, history slice) tasks. Slices appear only when
+// B * Hkv cannot keep every thread busy; their partial softmax states are merged at the end.
+int history_splits(const Workload& w, int threads);
+
+// fused: one pass over the block table with an online softmax; nothing is materialised.
+// out: [B, Hq, D] in the workload's dtype.
+void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads);
+
+// gather: copy the sequence's blocks into `ws` contiguously, then attend over that copy.
+void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
+                 int threads);
+
+}  // namespace readbench::cpu

@@ -1,0 +1,99 @@
+#include "backends/cpu/stream_bandwidth.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace readbench::cpu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t parse_cache_size(const std::string& text) {
+  std::int64_t v = 0;
+  std::size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+    v = v * 10 + (text[i++] - '0');
+  if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) v *= 1024;
+  if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) v *= 1024 * 1024;
+  return v;
+}
+
+// Multi-threaded fill, so pages are touched by the threads that later read them.
+void parallel_fill(std::byte* p, std::int64_t n, int threads, unsigned char value) {
+  const std::int64_t chunk = 1 << 20;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t off = 0; off < n; off += chunk)
+    std::memset(p + off, value, std::size_t(std::min(chunk, n - off)));
+}
+
+// Sums are stored here so the compiler cannot drop the reads that produce them.
+volatile std::uint64_t g_sink = 0;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::int64_t last_level_cache_bytes() {
+  std::int64_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string text;
+    if (!(f >> text)) continue;
+    best = std::max(best, parse_cache_size(text));
+  }
+  return best > 0 ? best : std::int64_t(32) << 20;
+}
+
+Bandwidths measure_host_bandwidths(int threads) {
+  // 4x the cache, at least 256 MiB, at most 4 GiB: far past any cache, within memory.
+  const std::int64_t bytes =
+      std::clamp<std::int64_t>(4 * last_level_cache_bytes(), std::int64_t(256) << 20,
+                               std::int64_t(4) << 30) / 4096 * 4096;
+  AlignedBuffer buf{static_cast<std::size_t>(bytes)};
+  parallel_fill(buf.data(), bytes, threads, 1);
+  const auto* words = buf.as<std::uint64_t>();
+  const std::int64_t n = bytes / 8;
+
+  Bandwidths bw;
+  bw.buffer_bytes = bytes;
+  double best_read = 1e30, best_copy = 1e30;
+  for (int pass = 0; pass < 5; ++pass) {
+    const auto t0 = Clock::now();
+    std::uint64_t sum = 0;
+#pragma omp parallel for simd num_threads(threads) schedule(static) reduction(+ : sum)
+    for (std::int64_t i = 0; i < n; ++i) sum += words[i];
+    best_read = std::min(best_read, seconds_since(t0));
+    g_sink = g_sink + sum;
+  }
+  const std::int64_t half = bytes / 2;
+  const std::int64_t chunk = 1 << 20;
+  for (int pass = 0; pass < 3; ++pass) {
+    const auto t0 = Clock::now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t off = 0; off < half; off += chunk)
+      std::memcpy(buf.data() + half + off, buf.data() + off, std::size_t(std::min(chunk, half - off)));
+    best_copy = std::min(best_copy, seconds_since(t0));
+  }
+  bw.read_gbps = double(bytes) / best_read / 1e9;
+  bw.copy_gbps = 2.0 * double(half) / best_copy / 1e9;
+  return bw;
+}
+
+CacheFlusher::CacheFlusher(int threads)
+    : buffer_(std::size_t(last_level_cache_bytes() * 5 / 4)), threads_(threads) {
+  parallel_fill(buffer_.data(), std::int64_t(buffer_.size()), threads_, 0);
+}
+
+void CacheFlusher::flush() {
+  // A different value each time: a write of what is already there could be elided.
+  parallel_fill(buffer_.data(), std::int64_t(buffer_.size()), threads_, ++round_);
+}
+
+}  // namespace readbench::cpu

@@ -1,0 +1,51 @@
+#include "cli/options.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace readbench::cli {
+
+void add_shape_options(CLI::App* app, Shape& s) {
+  app->add_option("-b,--batch", s.batch, "Sequences B")->capture_default_str();
+  app->add_option("--q-heads", s.q_heads, "Query heads Hq")->capture_default_str();
+  app->add_option("--kv-heads", s.kv_heads, "KV heads Hkv (Hq must be a multiple)")
+      ->capture_default_str();
+  app->add_option("--head-dim", s.head_dim, "Head dimension D")->capture_default_str();
+  app->add_option("--block-size", s.block_size, "Tokens per cache block S")->capture_default_str();
+}
+
+std::string read_input(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream os;
+    os << std::cin.rdbuf();
+    return os.str();
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw InputError("cannot read '" + path + "': read error");
+  return text;
+}
+
+ProgressLine::ProgressLine() : enabled_(::isatty(STDERR_FILENO) == 1) {}
+
+void ProgressLine::show(std::string_view message) {
+  if (!enabled_) return;
+  std::cerr << "\r\033[K" << message << std::flush;
+  shown_ = true;
+}
+
+void ProgressLine::done() {
+  if (enabled_ && shown_) std::cerr << "\r\033[K" << std::flush;
+  shown_ = false;
+}
+
+}  // namespace readbench::cli

@@ -1,0 +1,29 @@
+#pragma once
+// Options several subcommands share, and the reading of an input file or stdin.
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "core/shape.hpp"
+
+namespace readbench::cli {
+
+// --batch, --q-heads, --kv-heads, --head-dim, --block-size with the SPEC §2 defaults.
+void add_shape_options(CLI::App* app, Shape& shape);
+
+// The whole of FILE, or of stdin for "-". Throws InputError naming the file and the reason.
+std::string read_input(const std::string& path);
+
+// A progress line on stderr, only when stderr is a terminal; done() clears it.
+class ProgressLine {
+ public:
+  ProgressLine();
+  void show(std::string_view message);
+  void done();
+  bool enabled() const { return enabled_; }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+};
+
+}  // namespace readbench::cli

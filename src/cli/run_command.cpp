@@ -1,0 +1,94 @@
+// `readbench run`: the sweep of SPEC §5, a table on stdout, JSON and CSV on request.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/errors.hpp"
+#include "core/lengths.hpp"
+#include "measure/sweep.hpp"
+#include "report/atomic_write.hpp"
+#include "report/csv_report.hpp"
+#include "report/json_report.hpp"
+#include "report/text_report.hpp"
+
+namespace readbench::cli {
+
+namespace {
+
+struct RunOptions {
+  SweepConfig config;
+  std::string backend = "auto", path = "all", lengths = "16,64,256,1024,4096", dtype = "bf16",
+              cache = "cold", statistic = "min";
+  std::string json_path, csv_path;
+};
+
+int run(RunOptions& o) {
+  SweepConfig& c = o.config;
+  c.backend = parse_backend_choice(o.backend);
+  c.paths = o.path == "all" ? std::vector<Path>{Path::gather, Path::fused}
+                            : std::vector<Path>{parse_path(o.path)};
+  c.lengths = parse_lengths(o.lengths);
+  c.dtype = parse_dtype(o.dtype);
+  c.sampling.cache = parse_cache_state(o.cache);
+  c.statistic = parse_statistic(o.statistic);
+  validate(c);
+  if (o.json_path == "-" && o.csv_path == "-")
+    throw InputError("--json and --csv cannot both write to stdout");
+  // Fail before a long sweep, not after it.
+  if (!o.json_path.empty()) check_writable(o.json_path);
+  if (!o.csv_path.empty()) check_writable(o.csv_path);
+
+  ProgressLine progress;
+  const RunResult result = run_sweep(c, [&](std::string_view m) { progress.show(m); });
+  progress.done();
+
+  if (!o.json_path.empty())
+    write_atomically(o.json_path, build_report(result, describe_host(), utc_timestamp()).dump(2) + "\n");
+  if (!o.csv_path.empty()) write_atomically(o.csv_path, build_csv(result));
+  // A report on stdout replaces the table there, so the output stays machine-readable.
+  if (o.json_path != "-" && o.csv_path != "-") std::cout << format_run(result) << std::flush;
+  if (!result.all_checks_passed()) {
+    std::cerr << "readbench: a correctness check failed; the failing path was not timed\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void setup_run_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* sub = app.add_subcommand("run", "Sweep history lengths, time gather and fused reads, fit t = c*L^p");
+  sub->add_option("--backend", o->backend, "cpu, cuda, all, or auto (cpu plus cuda where a device works)")
+      ->capture_default_str();
+  sub->add_option("--path", o->path, "gather, fused or all")->capture_default_str();
+  sub->add_option("-L,--lengths", o->lengths,
+                  "History lengths: increasing list (16,64,256) or geometric range (16:65536:x4)")
+      ->capture_default_str();
+  add_shape_options(sub, o->config.shape);
+  sub->add_option("--dtype", o->dtype, "Storage type of q, K/V and output: f32, f16 or bf16")
+      ->capture_default_str();
+  sub->add_option("--cache", o->cache, "cold (caches flushed between samples) or hot")
+      ->capture_default_str();
+  sub->add_option("--noise", o->config.sampling.noise_target,
+                  "Stop sampling a point once the relative standard error of the median is at or under this")
+      ->capture_default_str();
+  sub->add_option("--budget", o->config.sampling.budget_s, "Seconds per point at most (warm-up and flushes included)")
+      ->capture_default_str();
+  sub->add_option("--min-samples", o->config.sampling.min_samples, "Samples per point at least")
+      ->capture_default_str();
+  sub->add_option("--statistic", o->statistic, "Per-point time the fit uses: min (best-of) or median")
+      ->capture_default_str();
+  sub->add_option("--fit-from", o->config.fit_from, "Fit only lengths >= this (0: all)")
+      ->capture_default_str();
+  sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")->capture_default_str();
+  sub->add_option("--device", o->config.device, "CUDA device index")->capture_default_str();
+  sub->add_option("--seed", o->config.seed, "Seed of the inputs and the block allocator")
+      ->capture_default_str();
+  sub->add_option("--json", o->json_path, "Write the JSON report to FILE (- for stdout)");
+  sub->add_option("--csv", o->csv_path, "Write the CSV report to FILE (- for stdout)");
+  sub->callback([o, &exit_code] { exit_code = run(*o); });
+}
+
+}  // namespace readbench::cli

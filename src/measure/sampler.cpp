@@ -1,0 +1,63 @@
+#include "measure/sampler.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace readbench {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+}  // namespace
+
+int calls_per_sample(double resolution_s, double call_s) {
+  const double target = 1000.0 * resolution_s;
+  if (!(call_s > 0)) return 1;
+  return int(std::clamp(std::ceil(target / call_s), 1.0, 1e6));
+}
+
+void validate(const SamplingPolicy& p) {
+  if (!(p.noise_target > 0))
+    throw InputError("--noise must be positive, got " + std::to_string(p.noise_target));
+  if (!(p.budget_s > 0))
+    throw InputError("--budget must be positive, got " + std::to_string(p.budget_s));
+  if (p.min_samples < 1)
+    throw InputError("--min-samples must be at least 1, got " + std::to_string(p.min_samples));
+}
+
+Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy) {
+  const auto start = Clock::now();
+  // Warm-up: first-touch, code paths and clocks settle; also the per-call estimate.
+  double call_s = 1e30;
+  for (int i = 0; i < 3 || since(start) < policy.warmup_s; ++i) {
+    call_s = std::min(call_s, backend.time_calls(path, 1, CacheState::hot));
+    if (since(start) > policy.budget_s / 4) break;
+  }
+  Measurement m;
+  m.calls_per_sample = calls_per_sample(backend.timer_resolution_s(), call_s);
+
+  std::vector<double> samples;
+  const auto sampling_start = Clock::now();
+  const int floor_samples = std::min(3, policy.min_samples);
+  while (int(samples.size()) < policy.max_samples) {
+    samples.push_back(backend.time_calls(path, m.calls_per_sample, policy.cache) /
+                      m.calls_per_sample);
+    const int n = int(samples.size());
+    if (n >= policy.min_samples && since(sampling_start) >= policy.min_time_s &&
+        summarize(samples).noise <= policy.noise_target) {
+      m.converged = true;
+      break;
+    }
+    if (n >= floor_samples && since(start) >= policy.budget_s) break;
+  }
+  m.per_call = summarize(samples);
+  return m;
+}
+
+}  // namespace readbench

@@ -1,0 +1,33 @@
+#pragma once
+// SPEC §3 for one (backend, path, length): warm-up, batching of calls too short for the
+// timer, then samples until the noise target is met or the per-point budget is spent.
+#include "backends/backend.hpp"
+#include "core/statistics.hpp"
+
+namespace readbench {
+
+struct SamplingPolicy {
+  double noise_target = 0.01;  // relative standard error of the median (statistics.hpp)
+  int min_samples = 10;
+  int max_samples = 10000;
+  double min_time_s = 0.05;    // sampling time before the noise target may stop it
+  double budget_s = 1.0;       // per point, warm-up and flushes included
+  double warmup_s = 0.02;
+  CacheState cache = CacheState::cold;
+};
+
+struct Measurement {
+  SampleSummary per_call;  // seconds per call
+  int calls_per_sample = 1;
+  bool converged = false;  // noise target met before the budget ran out
+};
+
+// Calls per sample so one sample spans at least 1000 timer ticks.
+int calls_per_sample(double resolution_s, double call_s);
+
+// Throws InputError on a policy that cannot work (non-positive budget or target).
+void validate(const SamplingPolicy& p);
+
+Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy);
+
+}  // namespace readbench

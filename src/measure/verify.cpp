@@ -1,0 +1,42 @@
+#include "measure/verify.hpp"
+
+#include <algorithm>
+
+#include "core/reference.hpp"
+
+namespace readbench {
+
+std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
+                                     const std::vector<Path>& paths) {
+  HostWorkload h = make_host_workload(w);
+  const std::vector<double> ref = reference_attention(h, 0);
+  backend.prepare(std::move(h));
+  std::vector<CheckResult> out;
+  for (Path p : paths) {
+    CheckResult r;
+    r.path = p;
+    r.length = w.length;
+    r.batch = w.shape.batch;
+    r.dtype = w.dtype;
+    r.tolerance = tolerance(w.dtype);
+    r.error = relative_error(backend.run_for_check(p), ref);
+    r.passed = r.error <= r.tolerance;  // NaN/inf give +inf: never passes
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> verification_lengths(const SweepConfig& c) {
+  const Shape& s = c.shape;
+  // About 2^27 multiply-adds per reference pass: well under a second on two cores.
+  const std::int64_t per_token = std::int64_t(s.batch) * s.q_heads * s.head_dim;
+  const std::int64_t affordable = std::max<std::int64_t>(s.block_size + 1, (1ll << 27) / per_token);
+  const std::int64_t longest = c.lengths.back();
+  std::vector<std::int64_t> v{c.lengths.front(), s.block_size + 1,
+                              longest <= affordable ? longest : (affordable | 1)};
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+}  // namespace readbench

@@ -1,0 +1,18 @@
+#pragma once
+// SPEC §2: each path against the f64 reference on fresh random inputs, before any timing.
+#include <vector>
+
+#include "measure/results.hpp"
+
+namespace readbench {
+
+// Builds the workload, computes its reference, hands it to the backend and checks `paths`.
+std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
+                                     const std::vector<Path>& paths);
+
+// Lengths a sweep verifies at: its shortest, one past a block (a partial block), and its
+// longest while the reference stays cheap (else the longest affordable, odd so it ends
+// mid-block).
+std::vector<std::int64_t> verification_lengths(const SweepConfig& c);
+
+}  // namespace readbench

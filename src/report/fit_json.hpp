@@ -1,0 +1,13 @@
+#pragma once
+// The `fit` object of SPEC §6, shared by `run --json` and `fit --json`.
+#include <nlohmann/json.hpp>
+
+#include "core/fit.hpp"
+
+namespace readbench {
+
+using Json = nlohmann::ordered_json;
+
+Json fit_to_json(const FitResult& f);
+
+}  // namespace readbench

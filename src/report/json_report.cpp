@@ -1,0 +1,144 @@
+#include "report/json_report.hpp"
+
+#include <ctime>
+
+#include "version.hpp"
+
+namespace readbench {
+
+namespace {
+
+Json gpu_to_json(const GpuInfo& g) {
+  return {{"index", g.index},
+          {"name", g.name},
+          {"compute_capability", std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor)},
+          {"sm_count", g.sm_count},
+          {"l2_bytes", g.l2_bytes},
+          {"memory_bytes", g.memory_bytes},
+          {"sm_clock_mhz", g.sm_clock_mhz},
+          {"memory_clock_mhz", g.memory_clock_mhz},
+          {"memory_bus_bits", g.memory_bus_bits},
+          {"driver_version", g.driver_version},
+          {"runtime_version", g.runtime_version}};
+}
+
+Json config_to_json(const SweepConfig& c) {
+  Json paths = Json::array();
+  for (Path p : c.paths) paths.push_back(to_string(p));
+  return {{"backend", to_string(c.backend)},
+          {"paths", paths},
+          {"lengths", c.lengths},
+          {"batch", c.shape.batch},
+          {"q_heads", c.shape.q_heads},
+          {"kv_heads", c.shape.kv_heads},
+          {"head_dim", c.shape.head_dim},
+          {"block_size", c.shape.block_size},
+          {"dtype", to_string(c.dtype)},
+          {"cache", to_string(c.sampling.cache)},
+          {"noise_target", c.sampling.noise_target},
+          {"min_samples", c.sampling.min_samples},
+          {"budget_s", c.sampling.budget_s},
+          {"statistic", to_string(c.statistic)},
+          {"fit_from", c.fit_from},
+          {"threads", c.threads},
+          {"device", c.device},
+          {"seed", c.seed}};
+}
+
+Json point_to_json(const PointResult& p) {
+  const SampleSummary& s = p.measurement.per_call;
+  return {{"length", p.length},
+          {"samples", s.count},
+          {"calls_per_sample", p.measurement.calls_per_sample},
+          {"replicas", p.replicas},
+          {"converged", p.measurement.converged},
+          {"noise", s.noise},
+          {"min_s", s.min},
+          {"median_s", s.median},
+          {"mean_s", s.mean},
+          {"stddev_s", s.stddev},
+          {"max_s", s.max},
+          {"bytes", p.bytes.total()},
+          {"kv_bytes", p.bytes.kv_read},
+          {"gbps", p.gbps},
+          {"ceiling_fraction", p.ceiling_fraction}};
+}
+
+Json check_to_json(const CheckResult& c) {
+  return {{"length", c.length},
+          {"batch", c.batch},
+          {"dtype", to_string(c.dtype)},
+          {"error", c.error},
+          {"tolerance", c.tolerance},
+          {"passed", c.passed}};
+}
+
+}  // namespace
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Json build_report(const RunResult& run, const HostInfo& host, const std::string& created_at) {
+  Json gpus = Json::array(), bandwidths = Json::array(), backends = Json::array();
+  for (const BackendResult& b : run.backends) {
+    if (b.gpu) gpus.push_back(gpu_to_json(*b.gpu));
+    Json entry = {{"name", b.name}, {"status", to_string(b.status)}, {"reason", b.reason}};
+    if (b.status == Status::ok) {
+      entry["timer_resolution_s"] = b.timer_resolution_s;
+      entry["cache_bytes"] = b.cache_bytes;
+      bandwidths.push_back({{"backend", b.name},
+                            {"read_gbps", b.bandwidths.read_gbps},
+                            {"copy_gbps", b.bandwidths.copy_gbps},
+                            {"buffer_bytes", b.bandwidths.buffer_bytes}});
+    }
+    backends.push_back(entry);
+  }
+
+  Json results = Json::array();
+  for (const PathResult& r : run.results) {
+    Json points = Json::array(), checks = Json::array();
+    for (const auto& p : r.points) points.push_back(point_to_json(p));
+    for (const auto& c : r.checks) checks.push_back(check_to_json(c));
+    Json j = {{"backend", r.backend},
+              {"path", to_string(r.path)},
+              {"status", to_string(r.status)},
+              {"reason", r.reason},
+              {"checks", checks},
+              {"points", points},
+              {"fit", r.fit ? fit_to_json(*r.fit) : Json(nullptr)}};
+    if (!r.fit) j["fit_error"] = r.fit_error.empty() ? std::string("no points were timed") : r.fit_error;
+    results.push_back(j);
+  }
+
+  Json speedups = Json::array();
+  for (const Speedup& s : run.speedups)
+    speedups.push_back({{"backend", s.backend},
+                        {"length", s.length},
+                        {"gather_s", s.gather_s},
+                        {"fused_s", s.fused_s},
+                        {"speedup", s.speedup}});
+
+  Json report;
+  report["schema_version"] = kSchemaVersion;
+  report["tool"] = {{"name", "readbench"}, {"version", kVersion}, {"git_commit", kGitCommit}};
+  report["created_at"] = created_at;
+  report["machine"] = {{"hostname", host.hostname},
+                       {"os", host.os},
+                       {"cpu", {{"model", host.cpu_model}, {"cores", host.cpu_cores}}},
+                       {"memory_bytes", host.memory_bytes},
+                       {"gpus", gpus},
+                       {"bandwidths", bandwidths}};
+  report["config"] = config_to_json(run.config);
+  report["backends"] = backends;
+  report["results"] = results;
+  report["speedups"] = speedups;
+  return report;
+}
+
+}  // namespace readbench

@@ -1,0 +1,19 @@
+#pragma once
+// The JSON report of SPEC §6, described by schemas/readbench-report.schema.json.
+#include <string>
+
+#include "measure/results.hpp"
+#include "report/fit_json.hpp"
+#include "report/machine_info.hpp"
+
+namespace readbench {
+
+inline constexpr int kSchemaVersion = 1;
+
+// created_at: an RFC 3339 UTC timestamp.
+Json build_report(const RunResult& run, const HostInfo& host, const std::string& created_at);
+
+// The current time as RFC 3339 UTC, e.g. "2026-11-29T10:31:40Z".
+std::string utc_timestamp();
+
+}  // namespace readbench

@@ -1,0 +1,136 @@
+#include "report/points_input.hpp"
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace readbench {
+
+namespace {
+
+using nlohmann::json;
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\r\n");
+  std::string t = s.substr(a, b - a + 1);
+  if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
+  return t;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) cells.push_back(trim(cell));
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+// strtod accepts "nan" and "inf": those reach the fit's guards, which name them.
+double parse_number(const std::string& cell, const std::string& where, const char* column) {
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (cell.empty() || end != cell.c_str() + cell.size())
+    throw InputError(where + ": " + column + " '" + cell + "' is not a number");
+  return v;
+}
+
+std::vector<PointSeries> parse_csv(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  std::vector<std::string> header;
+  while (header.empty() && std::getline(in, line)) {
+    ++line_no;
+    if (!trim(line).empty()) header = split_csv_line(line);
+  }
+  int li = -1, si = -1;
+  for (int i = 0; i < int(header.size()); ++i) {
+    if (header[i] == "length") li = i;
+    if (header[i] == "seconds") si = i;
+  }
+  if (li < 0 || si < 0)
+    throw InputError("CSV line " + std::to_string(line_no) +
+                     ": the header must name the columns 'length' and 'seconds'");
+  PointSeries s;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (trim(line).empty()) continue;
+    const auto cells = split_csv_line(line);
+    const std::string where = "CSV line " + std::to_string(line_no);
+    if (int(cells.size()) <= std::max(li, si))
+      throw InputError(where + ": expected " + std::to_string(header.size()) + " columns, got " +
+                       std::to_string(cells.size()));
+    s.points.push_back({parse_number(cells[li], where, "length"),
+                        parse_number(cells[si], where, "seconds")});
+  }
+  return {s};
+}
+
+double json_number(const json& obj, const char* key, const std::string& where) {
+  if (!obj.contains(key)) throw InputError(where + ": missing '" + key + "'");
+  const json& v = obj.at(key);
+  if (!v.is_number()) throw InputError(where + ": '" + key + "' is not a number");
+  return v.get<double>();
+}
+
+PointSeries parse_array(const json& arr, const std::string& where) {
+  PointSeries s;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    if (!arr[i].is_object()) throw InputError(at + " is not an object");
+    s.points.push_back({json_number(arr[i], "length", at), json_number(arr[i], "seconds", at)});
+  }
+  return s;
+}
+
+std::vector<PointSeries> parse_report(const json& report) {
+  if (!report.contains("results") || !report["results"].is_array())
+    throw InputError("JSON object is not a readbench report: no 'results' array");
+  std::string stat = "min";
+  if (report.contains("config") && report["config"].contains("statistic") &&
+      report["config"]["statistic"].is_string())
+    stat = report["config"]["statistic"].get<std::string>();
+  const std::string key = stat + "_s";
+  std::vector<PointSeries> out;
+  const json& results = report["results"];
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const json& r = results[i];
+    const std::string where = "results[" + std::to_string(i) + "]";
+    if (!r.is_object() || !r.contains("points") || !r["points"].is_array())
+      throw InputError(where + ": no 'points' array");
+    if (r["points"].empty()) continue;  // an unavailable or failed backend: nothing to fit
+    PointSeries s;
+    s.label = r.value("backend", std::string("?")) + "/" + r.value("path", std::string("?"));
+    for (std::size_t k = 0; k < r["points"].size(); ++k) {
+      const json& p = r["points"][k];
+      const std::string at = where + ".points[" + std::to_string(k) + "]";
+      s.points.push_back({json_number(p, "length", at), json_number(p, key.c_str(), at)});
+    }
+    out.push_back(std::move(s));
+  }
+  if (out.empty()) throw InputError("the report has no timed points to fit");
+  return out;
+}
+
+}  // namespace
+
+std::vector<PointSeries> parse_points(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) throw InputError("the input is empty");
+  if (text[first] != '[' && text[first] != '{') return parse_csv(text);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(std::string("malformed JSON: ") + e.what());
+  }
+  if (j.is_array()) return {parse_array(j, "element")};
+  return parse_report(j);
+}
+
+}  // namespace readbench

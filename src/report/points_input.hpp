@@ -1,0 +1,19 @@
+#pragma once
+// Timings handed to `readbench fit`: CSV with a `length,seconds` header (other columns
+// ignored), a JSON array of {length, seconds}, or a readbench report (each result re-fitted).
+#include <string>
+#include <vector>
+
+#include "core/fit.hpp"
+
+namespace readbench {
+
+struct PointSeries {
+  std::string label;  // "backend/path" for a report's results, empty for plain points
+  std::vector<TimedPoint> points;
+};
+
+// Throws InputError naming the problem (and the line or element where there is one).
+std::vector<PointSeries> parse_points(const std::string& text);
+
+}  // namespace readbench
