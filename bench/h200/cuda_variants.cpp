@@ -1,0 +1,219 @@
+// Development driver for the CUDA backend on the H200 (bench/h200/NOTES.md): verifies, then
+// times kernel variants through the real Backend (prepare / run_for_check / time_calls, cold
+// L2), and runs small cases for compute-sanitizer. Not part of readbench; built by
+// bench/h200/build.sh. Final numbers come from `readbench run`.
+//
+//   cuda_variants sanitize          small cases of both kernels, both paths (exit 1 on a failure)
+//   cuda_variants bench [CSV]       the target shapes and the variants; CSV rows to CSV
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/decode_launch.hpp"
+#include "core/reference.hpp"
+
+namespace rb = readbench;
+
+namespace {
+
+rb::Workload make(rb::DType t, int b, int hq, int hkv, int d, int s, std::int64_t l, int replicas) {
+  rb::Workload w;
+  w.shape = {b, hq, hkv, d, s};
+  w.dtype = t;
+  w.length = l;
+  w.replicas = replicas;
+  w.seed = 1234 + std::uint64_t(l) * 7 + std::uint64_t(b);
+  return w;
+}
+
+std::string name_of(const rb::Workload& w) {
+  std::ostringstream os;
+  os << rb::to_string(w.dtype) << "_B" << w.shape.batch << "_Hq" << w.shape.q_heads << "_Hkv"
+     << w.shape.kv_heads << "_D" << w.shape.head_dim << "_S" << w.shape.block_size << "_L"
+     << w.length;
+  return os.str();
+}
+
+struct Stat {
+  double min = 0, median = 0;
+  int n = 0;
+};
+
+// Seconds per call: `n` samples of `calls` calls after 3 warm-ups.
+Stat sample(rb::Backend& be, rb::Path p, int calls, rb::CacheState cache, int n) {
+  for (int i = 0; i < 3; ++i) be.time_calls(p, calls, cache);
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) t.push_back(be.time_calls(p, calls, cache) / calls);
+  std::sort(t.begin(), t.end());
+  return {t.front(), t[t.size() / 2], n};
+}
+
+int sanitize() {
+  auto be = rb::make_cuda_backend(0);
+  const std::vector<rb::Workload> cases = {
+      make(rb::DType::bf16, 3, 32, 8, 128, 16, 1000, 2),  // mma, split history (B*Hkv small)
+      make(rb::DType::bf16, 64, 32, 8, 128, 16, 100, 1),  // mma, unsplit
+      make(rb::DType::f32, 3, 32, 8, 128, 16, 1000, 1),   // simt, split
+      make(rb::DType::f16, 2, 8, 8, 64, 5, 77, 1),        // mma D=64, odd block, G=1
+      make(rb::DType::f32, 2, 32, 2, 256, 8, 300, 1),     // simt D=256, G=16 (two head tiles)
+  };
+  int failures = 0;
+  for (const auto& w : cases) {
+    rb::HostWorkload h = rb::make_host_workload(w);
+    const auto ref = rb::reference_attention(h, 0);
+    be->prepare(std::move(h));
+    for (const rb::Path p : {rb::Path::gather, rb::Path::fused}) {
+      const double err = rb::relative_error(be->run_for_check(p), ref);
+      be->time_calls(p, 2, rb::CacheState::cold);
+      const bool ok = err <= rb::tolerance(w.dtype);
+      failures += ok ? 0 : 1;
+      std::printf("sanitize %-40s %-6s err=%.3g %s\n", name_of(w).c_str(),
+                  std::string(rb::to_string(p)).c_str(), err, ok ? "ok" : "FAIL");
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+struct Variant {
+  std::string name;
+  std::function<void(rb::cuda::Tuning&)> set;
+};
+
+int bench(const char* csv_path) {
+  auto be = rb::make_cuda_backend(0);
+  const auto info = *be->gpu_info();
+  std::printf("device %s sm=%d l2=%lld mem=%lld sm_clock=%d MHz mem_clock=%d MHz bus=%d driver=%s "
+              "runtime=%s\n",
+              info.name.c_str(), info.sm_count, (long long)info.l2_bytes,
+              (long long)info.memory_bytes, info.sm_clock_mhz, info.memory_clock_mhz,
+              info.memory_bus_bits, info.driver_version.c_str(), info.runtime_version.c_str());
+  const rb::Bandwidths bw = be->measure_bandwidths();
+  std::printf("bandwidth read=%.1f GB/s copy=%.1f GB/s buffer=%lld\n", bw.read_gbps, bw.copy_gbps,
+              (long long)bw.buffer_bytes);
+
+  std::ofstream csv(csv_path);
+  csv << "config,variant,path,calls,cache,samples,min_us,median_us,kv_tbps_min,kv_tbps_median,"
+         "splits,err\n";
+  std::printf("%-40s %-16s %-6s %5s %9s %9s %7s %7s %6s %9s\n", "config", "variant", "path",
+              "calls", "min_us", "med_us", "TB/s", "TB/s_md", "splits", "err");
+
+  const std::vector<Variant> kernel_variants = {
+      {"w4s2", [](auto& t) { t.stages = 2; }},
+      {"w4s4", [](auto& t) { t.stages = 4; }},
+      {"w8s2", [](auto& t) { t.warps = 8, t.stages = 2; }},
+      {"w8s3", [](auto& t) { t.warps = 8, t.stages = 3; }},
+      {"w4s3_pf256", [](auto& t) { t.prefetch_l2 = 256; }},
+      {"w8s2_pf256", [](auto& t) { t.warps = 8, t.stages = 2, t.prefetch_l2 = 256; }},
+      {"simt", [](auto& t) { t.simt_half = true; }},
+      {"waves2", [](auto& t) { t.waves = 2; }},
+      {"waves4", [](auto& t) { t.waves = 4; }},
+      {"minsplit128", [](auto& t) { t.min_split_tokens = 128; }},
+      {"minsplit512", [](auto& t) { t.min_split_tokens = 512; }},
+      {"flushread", [](auto& t) { t.flush_read = true; }},
+  };
+
+  struct Target {
+    rb::Workload w;
+    int samples;
+  };
+  const std::vector<Target> targets = {
+      {make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 1), 20},
+      {make(rb::DType::bf16, 32, 32, 8, 128, 16, 4096, 1), 30},
+      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 65536, 1), 30},
+      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 8), 50},
+      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 1024, 8), 50},
+  };
+
+  for (const auto& target : targets) {
+    const rb::Workload& w = target.w;
+    rb::cuda::tuning() = rb::cuda::Tuning{};
+    rb::HostWorkload h = rb::make_host_workload(w);
+    const auto ref = rb::reference_attention(h, 0);
+    be->prepare(std::move(h));
+    const double kv_bytes = double(w.kv_bytes_per_call());
+    rb::cuda::DecodeProblem prob{w.dtype,           w.shape.batch,      w.shape.q_heads,
+                                 w.shape.kv_heads,  w.shape.head_dim,   w.shape.block_size,
+                                 int(w.length)};
+    auto row = [&](const std::string& variant, rb::Path p, int calls, rb::CacheState cache,
+                   const Stat& st, double err) {
+      const int splits =
+          rb::cuda::plan_decode(prob, p == rb::Path::fused ? rb::cuda::KvLayout::paged
+                                                           : rb::cuda::KvLayout::contiguous,
+                                info.sm_count)
+              .splits;
+      const double tb_min = kv_bytes / st.min / 1e12, tb_med = kv_bytes / st.median / 1e12;
+      std::printf("%-40s %-16s %-6s %5d %9.2f %9.2f %7.3f %7.3f %6d %9.2g\n", name_of(w).c_str(),
+                  variant.c_str(), std::string(rb::to_string(p)).c_str(), calls, st.min * 1e6,
+                  st.median * 1e6, tb_min, tb_med, splits, err);
+      csv << name_of(w) << "," << variant << "," << rb::to_string(p) << "," << calls << ","
+          << rb::to_string(cache) << "," << st.n << "," << st.min * 1e6 << "," << st.median * 1e6
+          << "," << tb_min << "," << tb_med << "," << splits << "," << err << "\n";
+      csv.flush();
+    };
+    auto err_of = [&](rb::Path p) { return rb::relative_error(be->run_for_check(p), ref); };
+
+    for (const rb::Path p : {rb::Path::fused, rb::Path::gather}) {
+      const double err = err_of(p);
+      if (!(err <= rb::tolerance(w.dtype))) {
+        std::printf("%s %s FAILED its check (err %g); not timed\n", name_of(w).c_str(),
+                    std::string(rb::to_string(p)).c_str(), err);
+        continue;
+      }
+      row("default", p, 1, rb::CacheState::cold, sample(*be, p, 1, rb::CacheState::cold,
+                                                        target.samples), err);
+      if (p == rb::Path::fused)
+        row("default_hot", p, 1, rb::CacheState::hot,
+            sample(*be, p, 1, rb::CacheState::hot, target.samples), err);
+    }
+    if (w.replicas > 1) {
+      for (const bool graph : {false, true}) {
+        rb::cuda::tuning().graph_replay = graph;
+        for (const rb::Path p : {rb::Path::fused, rb::Path::gather})
+          row(graph ? "batch_graph" : "batch_stream", p, w.replicas, rb::CacheState::cold,
+              sample(*be, p, w.replicas, rb::CacheState::cold, target.samples), 0);
+      }
+      rb::cuda::tuning().graph_replay = false;
+    }
+    for (const auto& v : kernel_variants) {
+      rb::cuda::tuning() = rb::cuda::Tuning{};
+      v.set(rb::cuda::tuning());
+      rb::cuda::replan_cuda_backend(*be);
+      const double err = err_of(rb::Path::fused);
+      if (!(err <= rb::tolerance(w.dtype))) {
+        std::printf("%s %s FAILED its check (err %g); not timed\n", name_of(w).c_str(),
+                    v.name.c_str(), err);
+        continue;
+      }
+      row(v.name, rb::Path::fused, 1, rb::CacheState::cold,
+          sample(*be, rb::Path::fused, 1, rb::CacheState::cold, target.samples), err);
+    }
+    rb::cuda::tuning() = rb::cuda::Tuning{};
+    rb::cuda::replan_cuda_backend(*be);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "bench";
+  try {
+    if (mode == "sanitize") return sanitize();
+    if (mode == "bench") return bench(argc > 2 ? argv[2] : "cuda_variants.csv");
+    std::cerr << "usage: cuda_variants sanitize | bench [CSV]\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "cuda_variants: " << e.what() << "\n";
+    return 1;
+  }
+}

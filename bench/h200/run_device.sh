@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs on the device machine over binaries built here (bench/h200/build.sh puts them in
+# .scratch/bin): GPU tests, variant timings, compute-sanitizer on small cases, SASS counts.
+# Usage: bench/h200/run_device.sh OUTDIR [tests] [bench] [sanitize] [sass]
+set -u -o pipefail
+out=${1:?OUTDIR}; shift
+steps=${*:-tests bench sanitize sass}
+bin=$(cd "$(dirname "$0")/../../.scratch/bin" && pwd)
+export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,utilization.gpu --format=csv,noheader; }
+echo "before: $(smi)" > "$out/device.txt"
+for step in $steps; do
+  case $step in
+    tests) (time "$bin/readbench_gpu_tests" -d) > "$out/tests.txt" 2>&1; echo "tests rc=$?" ;;
+    bench) "$bin/cuda_variants" bench "$out/variants.csv" > "$out/bench.txt" 2>&1; echo "bench rc=$?" ;;
+    sanitize)
+      for tool in memcheck racecheck initcheck synccheck; do
+        echo "== $tool" >> "$out/sanitizer.txt"
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/cuda_variants" sanitize \
+          >> "$out/sanitizer.txt" 2>&1
+        echo "sanitizer $tool rc=$?" | tee -a "$out/sanitizer.txt"
+      done ;;
+    sass)
+      cuobjdump -sass -fun '_ZN9readbench4cuda7kernels13decode_kernelINS1_7MmaMathI13__nv_bfloat16Li128EEENS1_9PagedRowsELi4ELi3ELi0EEEvNS0_12DecodeParamsE' \
+        "$bin/cuda_variants" > "$out/sass_bf16_d128.txt" 2>&1
+      for op in LDGSTS HMMA MOVM LDS SHFL MUFU PRMT LDG STL LDL BAR; do
+        echo "$op $(grep -c "$op" "$out/sass_bf16_d128.txt")"; done > "$out/sass_counts.txt" ;;
+  esac
+done
+echo "after: $(smi)" >> "$out/device.txt"
+tail -n 4 "$out/tests.txt" 2>/dev/null; cat "$out/bench.txt" 2>/dev/null | tail -n 80
+grep -E "rc=|ERROR SUMMARY" "$out/sanitizer.txt" 2>/dev/null; cat "$out/sass_counts.txt" 2>/dev/null

@@ -1,0 +1,386 @@
+// The CUDA backend (SPEC §2, §3): uploads the paged cache, runs the gather and fused paths, and
+// times them with CUDA events, flushing the L2 between cold samples.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/cuda_resources.hpp"
+#include "backends/cuda/decode_launch.hpp"
+#include "backends/cuda/stream_read.hpp"
+#include "core/errors.hpp"
+
+namespace readbench {
+
+namespace {
+
+using cuda::DeviceBuffer;
+
+std::string version_string(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+int device_attribute(cudaDeviceAttr attr, int device) {
+  int value = 0;
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
+  return value;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device) : device_(device) {
+    RB_CUDA_CHECK(cudaSetDevice(device_));
+    cudaDeviceProp prop{};
+    RB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    info_.index = device_;
+    info_.name = prop.name;
+    info_.compute_major = prop.major;
+    info_.compute_minor = prop.minor;
+    info_.sm_count = prop.multiProcessorCount;
+    info_.l2_bytes = prop.l2CacheSize;
+    info_.memory_bytes = std::int64_t(prop.totalGlobalMem);
+    // CUDA 13 dropped the clock fields of cudaDeviceProp; the attributes remain (kHz).
+    info_.sm_clock_mhz = device_attribute(cudaDevAttrClockRate, device_) / 1000;
+    info_.memory_clock_mhz = device_attribute(cudaDevAttrMemoryClockRate, device_) / 1000;
+    info_.memory_bus_bits = device_attribute(cudaDevAttrGlobalMemoryBusWidth, device_);
+    int driver = 0, runtime = 0;
+    RB_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    RB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    info_.driver_version = version_string(driver);
+    info_.runtime_version = version_string(runtime);
+
+    stream_ = std::make_unique<cuda::Stream>();
+    start_ = std::make_unique<cuda::Event>();
+    stop_ = std::make_unique<cuda::Event>();
+    // Twice the L2: a memset that size leaves none of the previous sample's lines behind.
+    flush_ = DeviceBuffer(std::size_t(std::max<std::int64_t>(2 * info_.l2_bytes, 16 << 20)),
+                          "the L2 flush buffer");
+    sink_ = DeviceBuffer(sizeof(unsigned), "the bandwidth sink");
+  }
+
+  std::string_view name() const override { return "cuda"; }
+  double timer_resolution_s() const override { return 0.5e-6; }  // cudaEventElapsedTime
+  std::int64_t cache_bytes() const override { return info_.l2_bytes; }
+  std::optional<GpuInfo> gpu_info() const override { return info_; }
+
+  Bandwidths measure_bandwidths() override;
+  void replan();
+  void prepare(HostWorkload&& w) override;
+  std::vector<double> run_for_check(Path p) override;
+  double time_calls(Path p, int calls, CacheState cache) override;
+
+ private:
+  struct Prepared;
+  void require_prepared() const;
+  void enqueue(Path p, int replica);
+  void flush_l2();
+  double elapsed_s();
+  cudaGraphExec_t graph_of(Path p, int calls);
+
+  int device_;
+  GpuInfo info_;
+  std::unique_ptr<cuda::Stream> stream_;
+  std::unique_ptr<cuda::Event> start_, stop_;
+  DeviceBuffer flush_, flush_clean_, sink_;
+  unsigned flush_value_ = 0;
+
+  bool prepared_ = false;
+  Workload w_;
+  cuda::DecodeProblem problem_;
+  cuda::DecodePlan fused_plan_, gather_plan_;
+  DeviceBuffer k_pool_, v_pool_, q_, table_, out_, workspace_;
+  DeviceBuffer k_contig_, v_contig_;  // the gather path's materialized history
+  std::string gather_unavailable_;    // why k_contig_/v_contig_ could not be allocated
+  std::map<std::pair<int, int>, cuda::GraphExec> graphs_;  // (path, calls) -> replay
+};
+
+Bandwidths CudaBackend::measure_bandwidths() {
+  RB_CUDA_CHECK(cudaSetDevice(device_));
+  // Many times the L2 (2 GiB against 50-60 MB on an H100/H200), or half of what is free.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::size_t bytes = std::min<std::size_t>(std::size_t(2) << 30, free_bytes / 2);
+  bytes = std::max<std::size_t>(bytes / (std::size_t(1) << 20), 1) << 20;  // whole MiB
+  DeviceBuffer buf(bytes, "the bandwidth measurement");
+  const cudaStream_t s = stream_->get();
+  RB_CUDA_CHECK(cudaMemsetAsync(buf.data(), 0x5a, bytes, s));  // never time zeros
+
+  constexpr int kWarmups = 2, kRuns = 10;
+  auto best_of = [&](auto&& enqueue_one) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < kWarmups + kRuns; ++i) {
+      RB_CUDA_CHECK(cudaEventRecord(start_->get(), s));
+      enqueue_one();
+      RB_CUDA_CHECK(cudaEventRecord(stop_->get(), s));
+      const double t = elapsed_s();
+      if (i >= kWarmups) best = std::min(best, t);
+    }
+    return best;
+  };
+  Bandwidths bw;
+  bw.buffer_bytes = std::int64_t(bytes);
+  const double read_s = best_of([&] {
+    RB_CUDA_CHECK(cuda::launch_stream_read(buf.data(), bytes, sink_.as<unsigned>(),
+                                           info_.sm_count, s));
+  });
+  bw.read_gbps = double(bytes) / read_s / 1e9;
+  const std::size_t half = bytes / 2;
+  const double copy_s = best_of([&] {
+    RB_CUDA_CHECK(cudaMemcpyAsync(buf.data() + half, buf.data(), half, cudaMemcpyDeviceToDevice, s));
+  });
+  bw.copy_gbps = 2.0 * double(half) / copy_s / 1e9;  // bytes read plus bytes written
+  return bw;
+}
+
+void CudaBackend::prepare(HostWorkload&& host) {
+  RB_CUDA_CHECK(cudaSetDevice(device_));
+  const HostWorkload h = std::move(host);  // the host copy is released once uploaded
+  const Workload& w = h.workload;
+  w.shape.validate();
+  const Shape& s = w.shape;
+  if (s.head_dim != 64 && s.head_dim != 128 && s.head_dim != 256)
+    throw InputError("--head-dim " + std::to_string(s.head_dim) +
+                     " is not supported by the CUDA backend (64, 128 or 256)");
+  if (w.length <= 0 || w.length > std::numeric_limits<int>::max())
+    throw InputError("history length " + std::to_string(w.length) +
+                     " is outside the CUDA backend's range (1 to 2^31 - 1)");
+  if (s.batch > 65535)
+    throw InputError("--batch " + std::to_string(s.batch) +
+                     " exceeds the CUDA backend's limit of 65535 sequences");
+  constexpr auto kRowLimit = std::int64_t(std::numeric_limits<std::uint32_t>::max());
+  if (w.num_blocks() * s.block_size > kRowLimit || std::int64_t(s.batch) * w.length > kRowLimit)
+    throw InputError("the cache holds " + std::to_string(w.num_blocks() * s.block_size) +
+                     " token rows, more than the CUDA backend's 32-bit row index addresses");
+
+  prepared_ = false;
+  graphs_.clear();
+  k_pool_.reset(), v_pool_.reset(), q_.reset(), table_.reset(), out_.reset(), workspace_.reset();
+  k_contig_.reset(), v_contig_.reset();
+  gather_unavailable_.clear();
+
+  cuda::DecodeProblem p;
+  p.dtype = w.dtype;
+  p.batch = s.batch;
+  p.q_heads = s.q_heads;
+  p.kv_heads = s.kv_heads;
+  p.head_dim = s.head_dim;
+  p.block_size = s.block_size;
+  p.length = int(w.length);
+  const cuda::DecodePlan fused = cuda::plan_decode(p, cuda::KvLayout::paged, info_.sm_count);
+  const cuda::DecodePlan gather = cuda::plan_decode(p, cuda::KvLayout::contiguous, info_.sm_count);
+  if (p.kv_heads * fused.head_tiles > 65535)
+    throw InputError("--kv-heads " + std::to_string(p.kv_heads) +
+                     " exceeds the CUDA backend's limit of 65535 thread-block rows");
+
+  const std::size_t es = element_size(w.dtype);
+  const std::size_t pool_bytes = std::size_t(w.pool_elements()) * es;
+  const std::size_t io_bytes = std::size_t(w.replicas) * std::size_t(w.io_elements()) * es;
+  const std::size_t table_bytes = h.block_table.size() * sizeof(std::int32_t);
+  const std::size_t ws_bytes =
+      std::size_t(std::max(cuda::workspace_floats(p, fused), cuda::workspace_floats(p, gather))) *
+      sizeof(float);
+  const std::size_t needed = 2 * pool_bytes + 2 * io_bytes + table_bytes + ws_bytes;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed > free_bytes)
+    throw BackendError(cuda::memory_shortfall(needed, "the workload (K/V pools of " +
+                                                          std::to_string(pool_bytes) +
+                                                          " bytes each, queries, outputs)"));
+  if (h.k_pool.size() != pool_bytes || h.v_pool.size() != pool_bytes ||
+      h.q.size() != io_bytes ||
+      h.block_table.size() != std::size_t(w.replicas) * s.batch * std::size_t(w.blocks_per_seq()))
+    throw InputError("the host workload's buffers do not match its shape");
+
+  k_pool_ = DeviceBuffer(pool_bytes, "the K pool");
+  v_pool_ = DeviceBuffer(pool_bytes, "the V pool");
+  q_ = DeviceBuffer(io_bytes, "the queries");
+  out_ = DeviceBuffer(io_bytes, "the outputs");
+  table_ = DeviceBuffer(table_bytes, "the block tables");
+  workspace_ = DeviceBuffer(ws_bytes, "the split-history workspace");
+  RB_CUDA_CHECK(cudaMemcpy(k_pool_.data(), h.k_pool.data(), pool_bytes, cudaMemcpyHostToDevice));
+  RB_CUDA_CHECK(cudaMemcpy(v_pool_.data(), h.v_pool.data(), pool_bytes, cudaMemcpyHostToDevice));
+  RB_CUDA_CHECK(cudaMemcpy(q_.data(), h.q.data(), io_bytes, cudaMemcpyHostToDevice));
+  RB_CUDA_CHECK(
+      cudaMemcpy(table_.data(), h.block_table.data(), table_bytes, cudaMemcpyHostToDevice));
+
+  // The gather path's contiguous copy may not fit where the fused path does: then only gather
+  // fails, with the reason.
+  const std::size_t contig_bytes =
+      std::size_t(s.batch) * std::size_t(w.length) * s.kv_heads * s.head_dim * es;
+  try {
+    k_contig_ = DeviceBuffer(contig_bytes, "the gather path's contiguous K");
+    v_contig_ = DeviceBuffer(contig_bytes, "the gather path's contiguous V");
+  } catch (const BackendError& e) {
+    k_contig_.reset(), v_contig_.reset();
+    gather_unavailable_ = e.what();
+  }
+
+  w_ = w;
+  problem_ = p;
+  fused_plan_ = fused;
+  gather_plan_ = gather;
+  prepared_ = true;
+}
+
+// Plans again under the current cuda::tuning(), growing the split workspace if needed.
+void CudaBackend::replan() {
+  RB_CUDA_CHECK(cudaSetDevice(device_));
+  require_prepared();
+  fused_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::paged, info_.sm_count);
+  gather_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::contiguous, info_.sm_count);
+  const std::size_t ws_bytes = std::size_t(std::max(cuda::workspace_floats(problem_, fused_plan_),
+                                                    cuda::workspace_floats(problem_, gather_plan_))) *
+                               sizeof(float);
+  if (ws_bytes > workspace_.size()) workspace_ = DeviceBuffer(ws_bytes, "the split-history workspace");
+  graphs_.clear();
+}
+
+void CudaBackend::require_prepared() const {
+  if (!prepared_) throw BackendError("the CUDA backend was asked to run before prepare()");
+}
+
+// One call of path `p` on replica `replica`, enqueued on the stream.
+void CudaBackend::enqueue(Path p, int replica) {
+  const std::size_t io = std::size_t(w_.io_elements()) * element_size(w_.dtype);
+  cuda::DecodeParams params;
+  params.q = q_.data() + std::size_t(replica) * io;
+  params.out = out_.data() + std::size_t(replica) * io;
+  params.block_table =
+      table_.as<std::int32_t>() + std::size_t(replica) * w_.shape.batch * w_.blocks_per_seq();
+  const cuda::DecodePlan& plan = p == Path::fused ? fused_plan_ : gather_plan_;
+  params.partial_out = workspace_.as<float>();
+  params.partial_lse = params.partial_out + std::int64_t(w_.io_elements()) * plan.splits;
+  if (p == Path::fused) {
+    params.k = k_pool_.data();
+    params.v = v_pool_.data();
+  } else {
+    RB_CUDA_CHECK(cuda::launch_block_gather(problem_, k_pool_.data(), v_pool_.data(),
+                                            params.block_table, k_contig_.data(),
+                                            v_contig_.data(), stream_->get()));
+    params.k = k_contig_.data();
+    params.v = v_contig_.data();
+    params.block_table = nullptr;
+  }
+  RB_CUDA_CHECK(cuda::launch_decode(problem_, plan, params, stream_->get()));
+}
+
+void CudaBackend::flush_l2() {
+  // Not timed: the start event is recorded after it on the same stream.
+  flush_value_ = (flush_value_ + 1) & 0xffu;
+  RB_CUDA_CHECK(cudaMemsetAsync(flush_.data(), int(flush_value_), flush_.size(), stream_->get()));
+  if (cuda::tuning().flush_read) {  // variant: leave the L2 holding clean lines, not dirty ones
+    if (!flush_clean_) flush_clean_ = DeviceBuffer(flush_.size(), "the L2 flush read buffer");
+    RB_CUDA_CHECK(cuda::launch_stream_read(flush_clean_.data(), flush_clean_.size(),
+                                           sink_.as<unsigned>(), info_.sm_count, stream_->get()));
+  }
+}
+
+double CudaBackend::elapsed_s() {
+  RB_CUDA_CHECK(cudaEventSynchronize(stop_->get()));
+  float ms = 0;
+  RB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_->get(), stop_->get()));
+  return double(ms) * 1e-3;
+}
+
+std::vector<double> CudaBackend::run_for_check(Path p) {
+  RB_CUDA_CHECK(cudaSetDevice(device_));
+  require_prepared();
+  if (p == Path::gather && !gather_unavailable_.empty()) throw BackendError(gather_unavailable_);
+  const std::size_t n = std::size_t(w_.io_elements());
+  const std::size_t bytes = n * element_size(w_.dtype);
+  RB_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0xff, bytes, stream_->get()));  // NaN in every dtype
+  enqueue(p, 0);
+  std::vector<std::byte> raw(bytes);
+  RB_CUDA_CHECK(
+      cudaMemcpyAsync(raw.data(), out_.data(), bytes, cudaMemcpyDeviceToHost, stream_->get()));
+  RB_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = double(load_as(w_.dtype, raw.data(), i));
+  return out;
+}
+
+double CudaBackend::time_calls(Path p, int calls, CacheState cache) {
+  RB_CUDA_CHECK(cudaSetDevice(device_));
+  require_prepared();
+  if (calls < 1) throw InputError("calls must be positive, got " + std::to_string(calls));
+  if (p == Path::gather && !gather_unavailable_.empty()) throw BackendError(gather_unavailable_);
+  const cudaStream_t s = stream_->get();
+  const cudaGraphExec_t graph = cuda::tuning().graph_replay && calls > 1 ? graph_of(p, calls) : nullptr;
+  if (cache == CacheState::cold) flush_l2();
+  RB_CUDA_CHECK(cudaEventRecord(start_->get(), s));
+  if (graph != nullptr) {
+    RB_CUDA_CHECK(cudaGraphLaunch(graph, s));
+  } else {
+    for (int i = 0; i < calls; ++i) enqueue(p, i % w_.replicas);
+  }
+  RB_CUDA_CHECK(cudaEventRecord(stop_->get(), s));
+  return elapsed_s();
+}
+
+// The `calls` calls of time_calls captured once into a graph, replayed with less launch overhead.
+cudaGraphExec_t CudaBackend::graph_of(Path p, int calls) {
+  const auto key = std::make_pair(int(p), calls);
+  auto it = graphs_.find(key);
+  if (it != graphs_.end()) return it->second.get();
+  const cudaStream_t s = stream_->get();
+  cudaGraph_t graph = nullptr;
+  RB_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (int i = 0; i < calls; ++i) enqueue(p, i % w_.replicas);
+  } catch (...) {
+    cudaStreamEndCapture(s, &graph);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    throw;
+  }
+  RB_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  RB_CUDA_CHECK(status);
+  cuda::GraphExec owned(exec);
+  RB_CUDA_CHECK(cudaGraphUpload(exec, s));
+  graphs_.emplace(key, std::move(owned));
+  return exec;
+}
+
+}  // namespace
+
+void cuda::replan_cuda_backend(Backend& backend) {
+  auto* cuda_backend = dynamic_cast<CudaBackend*>(&backend);
+  if (cuda_backend == nullptr) throw InputError("replan_cuda_backend needs the CUDA backend");
+  cuda_backend->replan();
+}
+
+std::unique_ptr<Backend> make_cuda_backend(int device) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw BackendUnavailable(std::string("no usable CUDA driver or device: ") +
+                             cudaGetErrorString(status));
+  }
+  if (count == 0) throw BackendUnavailable("no CUDA device found");
+  if (device < 0 || device >= count)
+    throw InputError("CUDA device " + std::to_string(device) + " does not exist: this machine has " +
+                     std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") +
+                     ", numbered from 0");
+  cudaDeviceProp prop{};
+  RB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  if (prop.major < 8)
+    throw BackendUnavailable("CUDA device " + std::to_string(device) + " (" + prop.name +
+                             ") has compute capability " + std::to_string(prop.major) + "." +
+                             std::to_string(prop.minor) +
+                             "; readbench's CUDA kernels need 8.0 or newer");
+  return std::make_unique<CudaBackend>(device);
+}
+
+}  // namespace readbench

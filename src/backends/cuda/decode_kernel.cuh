@@ -1,0 +1,672 @@
+#pragma once
+// The decode-attention kernel both paths share. One thread block per (history split, KV head,
+// head tile, sequence) serves every query head of its KV head's group (GQA), so K/V are read
+// once per group. Each warp streams tiles of 16 tokens (8 for 1 KiB rows) through its own
+// cp.async pipeline: 16-byte loads, `STAGES - 1` tiles in flight while one is computed, block
+// table entries fetched a tile ahead. Each warp keeps an online softmax (running max, running
+// sum, f32 accumulator); the warps merge in shared memory and, when the history is split across
+// thread blocks (flash-decoding), a small second kernel merges the splits.
+//
+// Two policies make the variants:
+//   Rows: PagedRows walks the block table (the fused path); ContiguousRows reads the gather
+//         path's materialized [B, L, Hkv, D] history. Nothing else differs between the paths.
+//   Math: MmaMath (f16, bf16) computes q·K and p·V with mma.sync on the tensor cores; SimtMath
+//         (any dtype; the f32 path) on CUDA cores. Both accumulate in f32.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "backends/cuda/decode_launch.hpp"
+#include "core/errors.hpp"
+
+namespace readbench::cuda::kernels {
+
+constexpr int kWarp = 32;
+
+// ---------------------------------------------------------------------------------------------
+// Storage types: 16-byte chunks to f32, f32 pairs to packed storage.
+
+template <class T>
+__device__ __forceinline__ void unpack_chunk(const uint4& c, float* f);
+
+template <>
+__device__ __forceinline__ void unpack_chunk<float>(const uint4& c, float* f) {
+  f[0] = __uint_as_float(c.x);
+  f[1] = __uint_as_float(c.y);
+  f[2] = __uint_as_float(c.z);
+  f[3] = __uint_as_float(c.w);
+}
+
+template <>
+__device__ __forceinline__ void unpack_chunk<__nv_bfloat16>(const uint4& c, float* f) {
+  const uint32_t w[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    f[2 * i] = __uint_as_float(w[i] << 16);
+    f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+  }
+}
+
+template <>
+__device__ __forceinline__ void unpack_chunk<__half>(const uint4& c, float* f) {
+  const uint32_t w[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    f[2 * i] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] & 0xffffu)));
+    f[2 * i + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] >> 16)));
+  }
+}
+
+// Two values rounded to nearest even and packed, `lo` in the low half (mma fragment order).
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi);
+
+template <>
+__device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
+  return uint32_t(__bfloat16_as_ushort(__float2bfloat16_rn(lo))) |
+         (uint32_t(__bfloat16_as_ushort(__float2bfloat16_rn(hi))) << 16);
+}
+
+template <>
+__device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
+  return uint32_t(__half_as_ushort(__float2half_rn(lo))) |
+         (uint32_t(__half_as_ushort(__float2half_rn(hi))) << 16);
+}
+
+template <class T>
+__device__ __forceinline__ float2 unpack2(uint32_t w);
+
+template <>
+__device__ __forceinline__ float2 unpack2<__nv_bfloat16>(uint32_t w) {
+  return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+}
+
+template <>
+__device__ __forceinline__ float2 unpack2<__half>(uint32_t w) {
+  return make_float2(__half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xffffu))),
+                     __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16))));
+}
+
+template <class T>
+__device__ __forceinline__ void store_out(void* out, std::size_t i, float x);
+
+template <>
+__device__ __forceinline__ void store_out<float>(void* out, std::size_t i, float x) {
+  static_cast<float*>(out)[i] = x;
+}
+
+template <>
+__device__ __forceinline__ void store_out<__nv_bfloat16>(void* out, std::size_t i, float x) {
+  static_cast<__nv_bfloat16*>(out)[i] = __float2bfloat16_rn(x);
+}
+
+template <>
+__device__ __forceinline__ void store_out<__half>(void* out, std::size_t i, float x) {
+  static_cast<__half*>(out)[i] = __float2half_rn(x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Asynchronous copies and warp-level matrix instructions.
+
+template <int kPrefetchL2>
+__device__ __forceinline__ void cp_async_16(uint32_t smem_addr, const void* gmem) {
+  if constexpr (kPrefetchL2 == 256) {
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(smem_addr),
+                 "l"(gmem));
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr), "l"(gmem));
+  }
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// D[16x8] += A[16x16] (row) * B[16x8] (col), f32 accumulation.
+template <class T>
+__device__ __forceinline__ void mma_16816(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2,
+                                          uint32_t a3, uint32_t b0, uint32_t b1);
+
+template <>
+__device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&d)[4], uint32_t a0, uint32_t a1,
+                                                         uint32_t a2, uint32_t a3, uint32_t b0,
+                                                         uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+template <>
+__device__ __forceinline__ void mma_16816<__half>(float (&d)[4], uint32_t a0, uint32_t a1,
+                                                  uint32_t a2, uint32_t a3, uint32_t b0,
+                                                  uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Transposes an 8x8 matrix of 16-bit values held as mma fragments across the warp.
+__device__ __forceinline__ uint32_t transpose_8x8(uint32_t x) {
+  uint32_t y;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
+  return y;
+}
+
+__device__ __forceinline__ float warp_max_over(float x, int from_lane_mask, int to_lane_mask) {
+#pragma unroll
+  for (int off = from_lane_mask; off <= to_lane_mask; off *= 2)
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));
+  return x;
+}
+
+__device__ __forceinline__ float warp_sum_over(float x, int from_lane_mask, int to_lane_mask) {
+#pragma unroll
+  for (int off = from_lane_mask; off <= to_lane_mask; off *= 2)
+    x += __shfl_xor_sync(0xffffffffu, x, off);
+  return x;
+}
+
+// Running-max bookkeeping of the online softmax. A max of -inf (nothing seen yet, or a fully
+// masked tile) subtracts 0 instead, so exp2 gives 0 rather than NaN.
+__device__ __forceinline__ float softmax_base(float m) { return m == -CUDART_INF_F ? 0.0f : m; }
+
+// ---------------------------------------------------------------------------------------------
+// Row policies: token -> row of the K/V tensor viewed as [rows, Hkv, D].
+
+struct PagedRows {
+  // The block-table entry of `tok`, loaded a tile before `row` needs it.
+  __device__ static int fetch(const DecodeParams& p, int b, int tok) {
+    return __ldg(p.block_table + std::size_t(b) * p.blocks_per_seq + tok / p.block_size);
+  }
+  __device__ static uint32_t row(const DecodeParams& p, int /*b*/, int tok, int fetched) {
+    return uint32_t(fetched) * uint32_t(p.block_size) + uint32_t(tok % p.block_size);
+  }
+};
+
+struct ContiguousRows {
+  __device__ static int fetch(const DecodeParams&, int, int) { return 0; }
+  __device__ static uint32_t row(const DecodeParams& p, int b, int tok, int /*fetched*/) {
+    return uint32_t(b) * uint32_t(p.length) + uint32_t(tok);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Math policies. Each says which 16-byte chunks of a tile every lane copies (kKTokens tokens of
+// K with kKChunks chunks each, then likewise V); a lane only ever reads back its own chunks,
+// stored at smem[chunk * 32 + lane], so the reads are conflict-free and need no barrier.
+
+// Tensor cores, f16/bf16. Per 16-token tile and warp:
+//   S^T[16 tok, 8 heads] = K[16 tok, D] · Q^T[D, 8 heads]          (D/16 mma, K as A operand)
+//   O^T[D, 8 heads]     += V^T[D, 16 tok] · P^T[16 tok, 8 heads]   (D/16 mma, V as A operand)
+// The contraction index of a product may be permuted freely, so each lane's K fragment is its
+// own contiguous 16-byte chunks (d = (c*4 + t)*8 .. +7 of tokens g and g+8, g = lane/4,
+// t = lane%4) and the query fragment uses the same d's. For p·V the output rows are permuted
+// instead: lane g owns d = g*D/8 .. +D/8 of tokens 2t, 2t+1, 2t+8, 2t+9, read as contiguous
+// chunks and paired by a byte permute. The score fragment S^T becomes the B operand P^T by one
+// movmatrix transpose per 8x8 half. Up to 8 query heads per thread block (the mma's N).
+template <class T_, int D_>
+struct MmaMath {
+  using T = T_;
+  static constexpr int D = D_;
+  static constexpr int kHeads = 8;
+  static constexpr int kTile = 16;
+  static constexpr int kKChunks = D / 32;  // per K token per lane; each feeds two k-steps
+  static constexpr int kVChunks = D / 64;  // per V token per lane
+  static constexpr int kKTokens = 2;
+  static constexpr int kVTokens = 4;
+  static constexpr int kMTiles = D / 16;   // p·V output tiles of 16 d
+  static constexpr int kChunks = kKTokens * kKChunks + kVTokens * kVChunks;
+
+  uint32_t q[kKChunks][4];  // B fragments of Q^T, one 16-byte chunk per two k-steps
+  float o[kMTiles][4];      // O^T fragments: (d row g or g+8 of tile i, heads 2t, 2t+1)
+  float m[2], l[2];         // heads 2t and 2t+1: running max (log2 units), this lane's sum
+
+  __device__ static int k_token(int lane, int i) { return (lane >> 2) + 8 * i; }
+  __device__ static int k_offset(int lane, int c) { return (c * 4 + (lane & 3)) * 16; }
+  __device__ static int v_token(int lane, int i) { return 2 * (lane & 3) + (i & 1) + 8 * (i >> 1); }
+  __device__ static int v_offset(int lane, int c) { return (lane >> 2) * (D / 4) + c * 16; }
+
+  // q_heads0: this block's first query head, [heads, D]; heads past `valid_heads` are zeros.
+  __device__ void init(const T* q_heads0, int valid_heads, int lane) {
+    const int g = lane >> 2;
+#pragma unroll
+    for (int c = 0; c < kKChunks; ++c) {
+      uint4 x = make_uint4(0, 0, 0, 0);
+      if (g < valid_heads)
+        x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D + k_offset(lane, c) / 2);
+      q[c][0] = x.x;
+      q[c][1] = x.y;
+      q[c][2] = x.z;
+      q[c][3] = x.w;
+    }
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.0f;
+    m[0] = m[1] = -CUDART_INF_F;
+    l[0] = l[1] = 0.0f;
+  }
+
+  // slot[n * 32]: this lane's chunk n of the tile; tokens at or past `valid` are masked.
+  __device__ void compute(const uint4* slot, int valid, float scale_log2, int lane) {
+    const int g = lane >> 2;
+    // Scores: two accumulators halve the dependent mma chain.
+    float s[4] = {0, 0, 0, 0}, s2[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int c = 0; c < kKChunks; ++c) {
+      const uint4 k0 = slot[(0 * kKChunks + c) * kWarp];  // token g
+      const uint4 k1 = slot[(1 * kKChunks + c) * kWarp];  // token g + 8
+      mma_16816<T>(s, k0.x, k1.x, k0.y, k1.y, q[c][0], q[c][1]);
+      mma_16816<T>(s2, k0.z, k1.z, k0.w, k1.w, q[c][2], q[c][3]);
+    }
+    // s[0], s[1]: token g, heads 2t, 2t+1; s[2], s[3]: token g + 8.
+    float x[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) x[r] = (s[r] + s2[r]) * scale_log2;
+    if (g >= valid) x[0] = x[1] = -CUDART_INF_F;
+    if (g + 8 >= valid) x[2] = x[3] = -CUDART_INF_F;
+
+    float p[4], alpha[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float tile_max = warp_max_over(fmaxf(x[h], x[2 + h]), 4, 16);  // over the 8 g's
+      const float m_new = fmaxf(m[h], tile_max);
+      const float base = softmax_base(m_new);
+      alpha[h] = exp2f(m[h] - base);
+      m[h] = m_new;
+      p[h] = exp2f(x[h] - base);
+      p[2 + h] = exp2f(x[2 + h] - base);
+    }
+    // P in storage precision; the running sum adds the rounded values, so the output is an
+    // exact weighted average of V under the weights actually used.
+    const uint32_t p_lo = pack2<T>(p[0], p[1]);  // token g,     heads 2t, 2t+1
+    const uint32_t p_hi = pack2<T>(p[2], p[3]);  // token g + 8, heads 2t, 2t+1
+    const float2 r_lo = unpack2<T>(p_lo), r_hi = unpack2<T>(p_hi);
+    l[0] = l[0] * alpha[0] + r_lo.x + r_hi.x;
+    l[1] = l[1] * alpha[1] + r_lo.y + r_hi.y;
+    const uint32_t b0 = transpose_8x8(p_lo);  // P^T tokens 2t, 2t+1 of head g
+    const uint32_t b1 = transpose_8x8(p_hi);  // P^T tokens 2t+8, 2t+9 of head g
+
+    uint4 v[kVTokens][kVChunks];
+#pragma unroll
+    for (int i = 0; i < kVTokens; ++i)
+#pragma unroll
+      for (int c = 0; c < kVChunks; ++c)
+        v[i][c] = slot[(kKTokens * kKChunks + i * kVChunks + c) * kWarp];
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i) {
+      o[i][0] *= alpha[0];
+      o[i][1] *= alpha[1];
+      o[i][2] *= alpha[0];
+      o[i][3] *= alpha[1];
+      // Output row g of tile i is element i of this lane's D/8; row g + 8 is element D/16 + i.
+      const uint32_t a0 = pair(v[0], v[1], i), a1 = pair(v[0], v[1], D / 16 + i);
+      const uint32_t a2 = pair(v[2], v[3], i), a3 = pair(v[2], v[3], D / 16 + i);
+      mma_16816<T>(o[i], a0, a1, a2, a3, b0, b1);
+    }
+  }
+
+  // Element e of two tokens' D/8 elements, packed (first token low).
+  __device__ static uint32_t pair(const uint4 (&x)[kVChunks], const uint4 (&y)[kVChunks], int e) {
+    const int c = e / 8, w = (e % 8) / 2;
+    const uint32_t xw = w == 0 ? x[c].x : w == 1 ? x[c].y : w == 2 ? x[c].z : x[c].w;
+    const uint32_t yw = w == 0 ? y[c].x : w == 1 ? y[c].y : w == 2 ? y[c].z : y[c].w;
+    return __byte_perm(xw, yw, (e % 2) == 0 ? 0x5410 : 0x7632);
+  }
+
+  __device__ void finish(int /*lane*/) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) l[h] = warp_sum_over(l[h], 4, 16);
+  }
+
+  // sm_o [kHeads, D], sm_m and sm_l [kHeads]: this warp's unnormalized output and softmax state.
+  __device__ void store(float* sm_o, float* sm_m, float* sm_l, int lane) const {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i) {
+      const int d0 = g * (D / 8) + i, d1 = d0 + D / 16;
+      sm_o[(2 * t) * D + d0] = o[i][0];
+      sm_o[(2 * t + 1) * D + d0] = o[i][1];
+      sm_o[(2 * t) * D + d1] = o[i][2];
+      sm_o[(2 * t + 1) * D + d1] = o[i][3];
+    }
+    if (g == 0) {
+      sm_m[2 * t] = m[0];
+      sm_m[2 * t + 1] = m[1];
+      sm_l[2 * t] = l[0];
+      sm_l[2 * t + 1] = l[1];
+    }
+  }
+};
+
+// CUDA cores, any dtype; the f32 path (f32 has no tensor-core format precise enough for 1e-5).
+// kLanes lanes share one token row (16 bytes each, kPerLane chunks when the row is longer than
+// a warp's 512 bytes); the warp handles 32 / kLanes tokens at a time. Dot products reduce over
+// the row's lanes by shuffles; the softmax runs on groups of 4 tokens.
+template <class T_, int D_, int kHeads_>
+struct SimtMath {
+  using T = T_;
+  static constexpr int D = D_;
+  static constexpr int kHeads = kHeads_;
+  static constexpr int kVec = 16 / int(sizeof(T));           // elements per chunk
+  static constexpr int kRowChunks = D / kVec;                // chunks per token row
+  static constexpr int kLanes = kRowChunks < kWarp ? kRowChunks : kWarp;
+  static constexpr int kPerLane = kRowChunks / kLanes;       // chunks per token per lane
+  static constexpr int kTokensAtOnce = kWarp / kLanes;
+  static constexpr int kTile = D * int(sizeof(T)) > 512 ? 8 : 16;  // stage <= 16 KiB a warp
+  static constexpr int kKTokens = kTile / kTokensAtOnce;     // tokens per lane per tile
+  static constexpr int kVTokens = kKTokens;
+  static constexpr int kKChunks = kPerLane;
+  static constexpr int kVChunks = kPerLane;
+  static constexpr int kChunks = 2 * kKTokens * kPerLane;
+  static constexpr int kGroup = kKTokens < 4 ? kKTokens : 4;  // tokens per softmax update
+  static constexpr int kElems = kPerLane * kVec;              // d values per lane
+
+  float q[kHeads][kElems];
+  float o[kHeads][kElems];
+  float m[kHeads], l[kHeads];
+
+  __device__ static int k_token(int lane, int i) { return i * kTokensAtOnce + lane / kLanes; }
+  __device__ static int k_offset(int lane, int c) { return ((lane % kLanes) + c * kLanes) * 16; }
+  __device__ static int v_token(int lane, int i) { return k_token(lane, i); }
+  __device__ static int v_offset(int lane, int c) { return k_offset(lane, c); }
+
+  __device__ void init(const T* q_heads0, int valid_heads, int lane) {
+#pragma unroll
+    for (int h = 0; h < kHeads; ++h) {
+#pragma unroll
+      for (int c = 0; c < kPerLane; ++c) {
+        uint4 x = make_uint4(0, 0, 0, 0);
+        if (h < valid_heads)
+          x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(h) * D +
+                                              k_offset(lane, c) / int(sizeof(T)));
+        unpack_chunk<T>(x, &q[h][c * kVec]);
+      }
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) o[h][e] = 0.0f;
+      m[h] = -CUDART_INF_F;
+      l[h] = 0.0f;
+    }
+  }
+
+  __device__ void compute(const uint4* slot, int valid, float scale_log2, int lane) {
+    const int token_lane = lane / kLanes;
+#pragma unroll
+    for (int u0 = 0; u0 < kKTokens; u0 += kGroup) {
+      float s[kGroup][kHeads];
+#pragma unroll
+      for (int u = 0; u < kGroup; ++u) {
+        float k[kElems];
+#pragma unroll
+        for (int c = 0; c < kPerLane; ++c)
+          unpack_chunk<T>(slot[((u0 + u) * kPerLane + c) * kWarp], &k[c * kVec]);
+#pragma unroll
+        for (int h = 0; h < kHeads; ++h) {
+          float dot = 0.0f;
+#pragma unroll
+          for (int e = 0; e < kElems; ++e) dot = fmaf(q[h][e], k[e], dot);
+          s[u][h] = warp_sum_over(dot, 1, kLanes / 2);
+        }
+        const bool masked = (u0 + u) * kTokensAtOnce + token_lane >= valid;
+#pragma unroll
+        for (int h = 0; h < kHeads; ++h) s[u][h] = masked ? -CUDART_INF_F : s[u][h] * scale_log2;
+      }
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h) {
+        float group_max = s[0][h];
+#pragma unroll
+        for (int u = 1; u < kGroup; ++u) group_max = fmaxf(group_max, s[u][h]);
+        if constexpr (kTokensAtOnce > 1) group_max = warp_max_over(group_max, kLanes, kWarp / 2);
+        const float m_new = fmaxf(m[h], group_max);
+        const float base = softmax_base(m_new);
+        const float alpha = exp2f(m[h] - base);
+        m[h] = m_new;
+        float sum = 0.0f;
+#pragma unroll
+        for (int u = 0; u < kGroup; ++u) {
+          s[u][h] = exp2f(s[u][h] - base);
+          sum += s[u][h];
+        }
+        l[h] = l[h] * alpha + sum;
+#pragma unroll
+        for (int e = 0; e < kElems; ++e) o[h][e] *= alpha;
+      }
+#pragma unroll
+      for (int u = 0; u < kGroup; ++u) {
+        float v[kElems];
+#pragma unroll
+        for (int c = 0; c < kPerLane; ++c)
+          unpack_chunk<T>(slot[((kKTokens + u0 + u) * kPerLane + c) * kWarp], &v[c * kVec]);
+#pragma unroll
+        for (int h = 0; h < kHeads; ++h)
+#pragma unroll
+          for (int e = 0; e < kElems; ++e) o[h][e] = fmaf(s[u][h], v[e], o[h][e]);
+      }
+    }
+  }
+
+  // The lanes that read different tokens of a step hold partial sums of the same d's under
+  // the same (warp-wide) running max: add them.
+  __device__ void finish(int /*lane*/) {
+    if constexpr (kTokensAtOnce > 1) {
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h) {
+        l[h] = warp_sum_over(l[h], kLanes, kWarp / 2);
+#pragma unroll
+        for (int e = 0; e < kElems; ++e) o[h][e] = warp_sum_over(o[h][e], kLanes, kWarp / 2);
+      }
+    }
+  }
+
+  __device__ void store(float* sm_o, float* sm_m, float* sm_l, int lane) const {
+    if (lane < kLanes) {
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h)
+#pragma unroll
+        for (int c = 0; c < kPerLane; ++c)
+#pragma unroll
+          for (int e = 0; e < kVec; ++e)
+            sm_o[h * D + (lane + c * kLanes) * kVec + e] = o[h][c * kVec + e];
+    }
+    if (lane == 0) {
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h) {
+        sm_m[h] = m[h];
+        sm_l[h] = l[h];
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The kernel.
+
+template <class Math, int kWarps, int kStages>
+constexpr std::size_t decode_smem_bytes() {
+  const std::size_t pipeline = std::size_t(kWarps) * kStages * Math::kChunks * kWarp * 16;
+  const std::size_t epilogue =
+      std::size_t(kWarps) * Math::kHeads * (Math::D + 2) * sizeof(float);
+  return pipeline > epilogue ? pipeline : epilogue;
+}
+
+template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2>
+__global__ void __launch_bounds__(kWarps* kWarp)
+    decode_kernel(const __grid_constant__ DecodeParams p) {
+  using T = typename Math::T;
+  constexpr int D = Math::D;
+  constexpr int kTile = Math::kTile;
+  constexpr int kHeads = Math::kHeads;
+  constexpr std::size_t kRowBytes = std::size_t(D) * sizeof(T);
+  extern __shared__ uint4 smem[];
+
+  const int lane = threadIdx.x % kWarp;
+  const int warp = threadIdx.x / kWarp;
+  const int split = blockIdx.x;
+  const int kv_head = blockIdx.y / p.head_tiles;
+  const int head_tile = blockIdx.y % p.head_tiles;
+  const int b = blockIdx.z;
+  const int begin = split * p.split_tokens;
+  const int end = min(p.length, begin + p.split_tokens);
+  const int tiles = (end - begin + kTile - 1) / kTile;
+  const int head0 = kv_head * p.group + head_tile * kHeads;  // first query head served here
+  const int valid_heads = min(kHeads, p.group - head_tile * kHeads);
+
+  Math math;
+  math.init(static_cast<const T*>(p.q) + (std::size_t(b) * p.q_heads + head0) * D, valid_heads,
+            lane);
+
+  // K/V of this KV head: row r starts at base + r * row_stride.
+  const std::size_t row_stride = std::size_t(p.kv_heads) * kRowBytes;
+  const char* k_base = static_cast<const char*>(p.k) + std::size_t(kv_head) * kRowBytes;
+  const char* v_base = static_cast<const char*>(p.v) + std::size_t(kv_head) * kRowBytes;
+
+  // Tiles w, w + W, ... of this split belong to warp w: the warps of a block stream
+  // neighbouring tiles at the same time.
+  const int my_tiles = warp < tiles ? (tiles - warp + kWarps - 1) / kWarps : 0;
+  const uint32_t my_smem =
+      static_cast<uint32_t>(__cvta_generic_to_shared(smem)) +
+      uint32_t((warp * kStages * Math::kChunks * kWarp + lane) * 16);
+  const uint4* my_slots = smem + warp * kStages * Math::kChunks * kWarp + lane;
+
+  // Lane j < kTile looks up token j of a tile (tokens past the end repeat the last one; they
+  // are masked later) and shuffles the row to the lanes that copy it.
+  const int j = lane < kTile ? lane : kTile - 1;
+  auto token_of = [&](int it) { return min(begin + (warp + it * kWarps) * kTile + j, end - 1); };
+  int fetched = my_tiles > 0 ? Rows::fetch(p, b, token_of(0)) : 0;
+  int issued = 0;
+  auto issue = [&](int stage) {
+    const uint32_t row = Rows::row(p, b, token_of(issued), fetched);
+    ++issued;
+    if (issued < my_tiles) fetched = Rows::fetch(p, b, token_of(issued));  // a tile ahead
+    const uint32_t dst = my_smem + uint32_t(stage * Math::kChunks * kWarp * 16);
+#pragma unroll
+    for (int i = 0; i < Math::kKTokens; ++i) {
+      const uint32_t r = __shfl_sync(0xffffffffu, row, Math::k_token(lane, i));
+      const char* src = k_base + std::size_t(r) * row_stride;
+#pragma unroll
+      for (int c = 0; c < Math::kKChunks; ++c)
+        cp_async_16<kPrefetchL2>(dst + uint32_t((i * Math::kKChunks + c) * kWarp * 16),
+                                 src + Math::k_offset(lane, c));
+    }
+#pragma unroll
+    for (int i = 0; i < Math::kVTokens; ++i) {
+      const uint32_t r = __shfl_sync(0xffffffffu, row, Math::v_token(lane, i));
+      const char* src = v_base + std::size_t(r) * row_stride;
+#pragma unroll
+      for (int c = 0; c < Math::kVChunks; ++c)
+        cp_async_16<kPrefetchL2>(
+            dst + uint32_t((Math::kKTokens * Math::kKChunks + i * Math::kVChunks + c) * kWarp *
+                           16),
+            src + Math::v_offset(lane, c));
+    }
+  };
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < my_tiles) issue(s);
+    cp_async_commit();  // empty groups keep the count uniform
+  }
+  for (int it = 0; it < my_tiles; ++it) {
+    if (it + kStages - 1 < my_tiles) issue((it + kStages - 1) % kStages);
+    cp_async_commit();
+    cp_async_wait<kStages - 1>();  // tile `it` has landed
+    const int first = begin + (warp + it * kWarps) * kTile;
+    math.compute(my_slots + (it % kStages) * Math::kChunks * kWarp, end - first, p.scale_log2,
+                 lane);
+  }
+  math.finish(lane);
+  cp_async_wait<0>();
+  __syncthreads();  // the pipeline's shared memory becomes the merge area
+
+  float* sm_o = reinterpret_cast<float*>(smem);  // [W, kHeads, D]
+  float* sm_m = sm_o + kWarps * kHeads * D;      // [W, kHeads]
+  float* sm_l = sm_m + kWarps * kHeads;          // [W, kHeads]
+  math.store(sm_o + warp * kHeads * D, sm_m + warp * kHeads, sm_l + warp * kHeads, lane);
+  __syncthreads();
+
+  for (int idx = threadIdx.x; idx < valid_heads * D; idx += kWarps * kWarp) {
+    const int h = idx / D, d = idx % D;
+    float m_all = -CUDART_INF_F;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, sm_m[w * kHeads + h]);
+    float sum = 0.0f, acc = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float mw = sm_m[w * kHeads + h];
+      if (mw == -CUDART_INF_F) continue;  // a warp with no tokens
+      const float weight = exp2f(mw - m_all);
+      sum += weight * sm_l[w * kHeads + h];
+      acc += weight * sm_o[(w * kHeads + h) * D + d];
+    }
+    const std::size_t bh = std::size_t(b) * p.q_heads + head0 + h;
+    if (p.splits == 1) {
+      store_out<T>(p.out, bh * D + d, acc / sum);
+    } else {
+      p.partial_out[(bh * p.splits + split) * D + d] = acc / sum;
+      if (d == 0) p.partial_lse[bh * p.splits + split] = m_all + log2f(sum);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host-side kernel tables.
+
+template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2>
+DecodeKernel decode_kernel_entry() {
+  DecodeKernel k;
+  k.kernel = reinterpret_cast<const void*>(&decode_kernel<Math, Rows, kWarps, kStages, kPrefetchL2>);
+  k.threads = kWarps * kWarp;
+  k.smem_bytes = decode_smem_bytes<Math, kWarps, kStages>();
+  k.tile_tokens = Math::kTile;
+  k.heads_per_block = Math::kHeads;
+  return k;
+}
+
+// Four warps; three stages when a stage is at most 8 KiB a warp, else two (sm_80 fits both).
+template <class Math, class Rows>
+DecodeKernel default_decode_entry() {
+  constexpr int kStages = Math::kChunks * kWarp * 16 <= 8192 ? 3 : 2;
+  return decode_kernel_entry<Math, Rows, 4, kStages, 0>();
+}
+
+// The CUDA-core kernel for a group: the smallest compiled head count that holds it; larger
+// groups take several thread blocks per KV head.
+template <class T, int D, class Rows>
+DecodeKernel simt_decode_entry(int group) {
+  if (group <= 1) return default_decode_entry<SimtMath<T, D, 1>, Rows>();
+  if (group <= 2) return default_decode_entry<SimtMath<T, D, 2>, Rows>();
+  if (group <= 4) return default_decode_entry<SimtMath<T, D, 4>, Rows>();
+  return default_decode_entry<SimtMath<T, D, 8>, Rows>();
+}
+
+template <class Rows, int D>
+DecodeKernel find_decode_kernel_for_dim(const DecodeProblem& p) {
+  switch (p.dtype) {
+    case DType::f32: return simt_decode_entry<float, D, Rows>(p.group());
+    case DType::f16: return default_decode_entry<MmaMath<__half, D>, Rows>();
+    case DType::bf16: return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>();
+  }
+  return {};
+}
+
+template <class Rows>
+DecodeKernel find_decode_kernel(const DecodeProblem& p) {
+  switch (p.head_dim) {
+    case 64: return find_decode_kernel_for_dim<Rows, 64>(p);
+    case 128: return find_decode_kernel_for_dim<Rows, 128>(p);
+    case 256: return find_decode_kernel_for_dim<Rows, 256>(p);
+    default: break;
+  }
+  throw InputError("--head-dim " + std::to_string(p.head_dim) +
+                   " is not supported by the CUDA backend (64, 128 or 256)");
+}
+
+}  // namespace readbench::cuda::kernels

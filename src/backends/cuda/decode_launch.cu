@@ -1,0 +1,108 @@
+// Plans and launches the decode kernels of decode_kernel.cuh, and merges history splits.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/decode_kernel.cuh"
+#include "backends/cuda/decode_launch.hpp"
+
+namespace readbench::cuda {
+
+namespace {
+
+// Flash-decoding's second step: out = sum_s 2^(lse_s - M) o_s / sum_s 2^(lse_s - M), where each
+// split's o_s is already normalized and lse_s is its log2-sum-exp. One block per (b, query head).
+template <class T>
+__global__ void merge_splits_kernel(const __grid_constant__ DecodeParams p) {
+  const std::size_t bh = blockIdx.x;
+  const float* lse = p.partial_lse + bh * p.splits;  // [splits]
+  float m = -CUDART_INF_F;
+  for (int s = 0; s < p.splits; ++s) m = fmaxf(m, lse[s]);
+  float den = 0.0f;
+  for (int s = 0; s < p.splits; ++s) den += exp2f(lse[s] - m);
+  const float* partial = p.partial_out + bh * p.splits * p.head_dim;  // [splits, D]
+  for (int d = threadIdx.x; d < p.head_dim; d += blockDim.x) {
+    float num = 0.0f;
+    for (int s = 0; s < p.splits; ++s) num += exp2f(lse[s] - m) * partial[s * p.head_dim + d];
+    kernels::store_out<T>(p.out, bh * p.head_dim + d, num / den);
+  }
+}
+
+int ceil_div(std::int64_t a, std::int64_t b) { return int((a + b - 1) / b); }
+
+}  // namespace
+
+Tuning& tuning() {
+  static Tuning t;
+  return t;
+}
+
+std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan) {
+  if (plan.splits <= 1) return 0;
+  return std::int64_t(p.batch) * p.q_heads * plan.splits * (p.head_dim + 1);
+}
+
+DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
+  const Tuning& tuning = cuda::tuning();
+  const DecodeKernel k = layout == KvLayout::paged ? find_paged_decode_kernel(p, tuning)
+                                                   : find_contiguous_decode_kernel(p, tuning);
+  if (k.smem_bytes > 48 * 1024)
+    RB_CUDA_CHECK(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(k.smem_bytes)));
+  DecodePlan plan;
+  plan.kernel = k.kernel;
+  plan.threads = k.threads;
+  plan.smem_bytes = k.smem_bytes;
+  plan.tile_tokens = k.tile_tokens;
+  plan.heads_per_block = k.heads_per_block;
+  RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.kernel,
+                                                              k.threads, k.smem_bytes));
+  if (plan.blocks_per_sm < 1)
+    throw BackendError("the decode kernel for head dim " + std::to_string(p.head_dim) +
+                       " needs " + std::to_string(k.smem_bytes) +
+                       " bytes of shared memory per block, more than this device offers");
+
+  // Split the history only as far as needed to fill the SMs `waves` times over, and never
+  // below min_split_tokens per split: each split costs a partial write and a merge.
+  plan.head_tiles = ceil_div(p.group(), plan.heads_per_block);
+  const std::int64_t blocks = std::int64_t(p.batch) * p.kv_heads * plan.head_tiles;
+  const auto wanted = std::int64_t(std::ceil(double(sm_count) * plan.blocks_per_sm * tuning.waves));
+  const std::int64_t max_splits = std::max(1, ceil_div(p.length, tuning.min_split_tokens));
+  const std::int64_t splits = std::clamp<std::int64_t>((wanted + blocks - 1) / blocks, 1, max_splits);
+  plan.split_tokens = ceil_div(ceil_div(p.length, splits), plan.tile_tokens) * plan.tile_tokens;
+  plan.splits = ceil_div(p.length, plan.split_tokens);
+  return plan;
+}
+
+cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, DecodeParams params,
+                          cudaStream_t stream) {
+  params.batch = p.batch;
+  params.q_heads = p.q_heads;
+  params.kv_heads = p.kv_heads;
+  params.head_dim = p.head_dim;
+  params.block_size = p.block_size;
+  params.length = p.length;
+  params.blocks_per_seq = p.blocks_per_seq();
+  params.group = p.group();
+  params.head_tiles = plan.head_tiles;
+  params.splits = plan.splits;
+  params.split_tokens = plan.split_tokens;
+  params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(p.head_dim)));
+
+  const dim3 grid(unsigned(plan.splits), unsigned(p.kv_heads * plan.head_tiles),
+                  unsigned(p.batch));
+  void* args[] = {&params};
+  cudaError_t status = cudaLaunchKernel(plan.kernel, grid, dim3(unsigned(plan.threads)), args,
+                                        plan.smem_bytes, stream);
+  if (status != cudaSuccess || plan.splits == 1) return status;
+  const unsigned rows = unsigned(p.batch * p.q_heads);
+  switch (p.dtype) {
+    case DType::f32: merge_splits_kernel<float><<<rows, 128, 0, stream>>>(params); break;
+    case DType::f16: merge_splits_kernel<__half><<<rows, 128, 0, stream>>>(params); break;
+    case DType::bf16: merge_splits_kernel<__nv_bfloat16><<<rows, 128, 0, stream>>>(params); break;
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace readbench::cuda

@@ -1,0 +1,100 @@
+#pragma once
+// Host side of the CUDA decode kernels: the problem, the launch plan (grid, history splits) and
+// the launchers. A plain header: .cpp files and tests include it without nvcc.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/dtype.hpp"
+
+namespace readbench::cuda {
+
+// Where K/V rows live. paged: pools [num_blocks, S, Hkv, D] read through the block table (the
+// fused path); contiguous: [B, L, Hkv, D], the gather path's materialized history.
+enum class KvLayout : std::uint8_t { paged, contiguous };
+
+struct DecodeProblem {
+  DType dtype = DType::bf16;
+  int batch = 1;        // B
+  int q_heads = 32;     // Hq
+  int kv_heads = 8;     // Hkv
+  int head_dim = 128;   // D: 64, 128 or 256
+  int block_size = 16;  // S, any positive value
+  int length = 1;       // L, history tokens per sequence
+  int blocks_per_seq() const { return (length + block_size - 1) / block_size; }
+  int group() const { return q_heads / kv_heads; }
+};
+
+// What the kernel reads; passed by value to every decode kernel.
+struct DecodeParams {
+  const void* q = nullptr;                    // [B, Hq, D]
+  const void* k = nullptr;                    // paged: [num_blocks, S, Hkv, D]; contiguous: [B, L, Hkv, D]
+  const void* v = nullptr;                    // same layout as k
+  const std::int32_t* block_table = nullptr;  // [B, blocks_per_seq]; paged only
+  void* out = nullptr;                        // [B, Hq, D]
+  float* partial_out = nullptr;               // [B, Hq, splits, D]; used when splits > 1
+  float* partial_lse = nullptr;               // [B, Hq, splits], log2 units
+  int batch = 0, q_heads = 0, kv_heads = 0, head_dim = 0, block_size = 0;
+  int length = 0, blocks_per_seq = 0;
+  int group = 0;         // Hq / Hkv
+  int head_tiles = 0;    // thread blocks per KV head along the group (group > heads per block)
+  int splits = 1;        // history splits (flash-decoding); grid.x
+  int split_tokens = 0;  // tokens per split, a multiple of the kernel's tile
+  float scale_log2 = 0;  // log2(e) / sqrt(D): scores are kept in log2 units
+};
+
+// Knobs for variant runs (bench/h200); readbench itself uses the defaults.
+struct Tuning {
+  int warps = 4;                // warps per thread block
+  int stages = 0;               // cp.async pipeline depth per warp; 0: by tile size
+  int prefetch_l2 = 0;          // 0, or 256: L2 prefetch hint on the K/V loads
+  bool simt_half = false;       // f16/bf16 through the CUDA-core kernel instead of mma
+  double waves = 1.0;           // thread blocks wanted, in multiples of what fits on the SMs
+  int min_split_tokens = 256;   // never split the history finer than this
+  bool graph_replay = false;    // time_calls replays a captured graph of the calls
+  bool flush_read = false;      // cold flush also streams a second L2-sized buffer (clean L2)
+};
+Tuning& tuning();
+
+struct DecodePlan {
+  const void* kernel = nullptr;  // the __global__ function chosen for the problem
+  int threads = 0;
+  std::size_t smem_bytes = 0;
+  int tile_tokens = 0;      // tokens one warp reads per pipeline stage
+  int heads_per_block = 0;  // query heads one thread block serves
+  int blocks_per_sm = 0;    // occupancy of `kernel`
+  int head_tiles = 0;
+  int splits = 1;
+  int split_tokens = 0;
+};
+
+// Floats of split-history workspace (partial outputs, then their log-sum-exps); 0 unsplit.
+std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan);
+
+// Chooses the kernel and the history split for `p` on a device with `sm_count` SMs.
+// Throws InputError for a head dim other than 64, 128, 256; BackendError on a CUDA failure.
+DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count);
+
+// Enqueues the decode (and, when the plan splits the history, the merge) on `stream`.
+// `params` carries the pointers; the shape fields are filled from `p` and `plan`.
+cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, DecodeParams params,
+                          cudaStream_t stream);
+
+// Copies each sequence's blocks into contiguous K/V [B, L, Hkv, D] (the gather path's first step).
+cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, const void* v_pool,
+                                const std::int32_t* block_table, void* k_out, void* v_out,
+                                cudaStream_t stream);
+
+// Internal: the kernel tables of each layout (paged_decode.cu, block_gather.cu).
+struct DecodeKernel {
+  const void* kernel = nullptr;
+  int threads = 0;
+  std::size_t smem_bytes = 0;
+  int tile_tokens = 0;
+  int heads_per_block = 0;
+};
+DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t);
+DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t);
+
+}  // namespace readbench::cuda

@@ -1,0 +1,262 @@
+// The CUDA backend against the f64 reference (SPEC §2), and its error cases. Each test needs a
+// device; without one it prints "SKIPPED: no CUDA device", which CTest reports as skipped.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/cuda/decode_launch.hpp"
+#include "core/errors.hpp"
+#include "core/reference.hpp"
+
+namespace rb = readbench;
+
+namespace {
+
+std::unique_ptr<rb::Backend> cuda_or_skip() {
+  try {
+    return rb::make_cuda_backend(0);
+  } catch (const rb::BackendUnavailable&) {
+    std::cout << "SKIPPED: no CUDA device" << std::endl;
+    return nullptr;
+  }
+}
+
+struct Case {
+  rb::DType dtype = rb::DType::bf16;
+  int batch = 7;
+  int q_heads = 32;
+  int kv_heads = 8;
+  int head_dim = 128;
+  int block_size = 16;
+  std::int64_t length = 1000;
+  int replicas = 1;
+};
+
+std::string describe(const Case& c) {
+  return std::string(rb::to_string(c.dtype)) + " B=" + std::to_string(c.batch) +
+         " Hq=" + std::to_string(c.q_heads) + " Hkv=" + std::to_string(c.kv_heads) +
+         " D=" + std::to_string(c.head_dim) + " S=" + std::to_string(c.block_size) +
+         " L=" + std::to_string(c.length) + " replicas=" + std::to_string(c.replicas);
+}
+
+rb::Workload workload_of(const Case& c) {
+  static std::uint64_t next_seed = 0x5eed;  // fresh inputs for every check
+  rb::Workload w;
+  w.shape.batch = c.batch;
+  w.shape.q_heads = c.q_heads;
+  w.shape.kv_heads = c.kv_heads;
+  w.shape.head_dim = c.head_dim;
+  w.shape.block_size = c.block_size;
+  w.dtype = c.dtype;
+  w.length = c.length;
+  w.replicas = c.replicas;
+  w.seed = next_seed++;
+  return w;
+}
+
+// Prepares `c` and checks both paths' replica-0 output against the reference.
+void check_paths(rb::Backend& backend, const Case& c) {
+  rb::HostWorkload h = rb::make_host_workload(workload_of(c));
+  const std::vector<double> ref = rb::reference_attention(h, 0);
+  backend.prepare(std::move(h));
+  for (const rb::Path p : {rb::Path::gather, rb::Path::fused}) {
+    const double err = rb::relative_error(backend.run_for_check(p), ref);
+    INFO(describe(c), " path=", rb::to_string(p), " error=", err);
+    CHECK(err <= rb::tolerance(c.dtype));
+  }
+}
+
+rb::cuda::DecodeProblem problem_of(const Case& c) {
+  rb::cuda::DecodeProblem p;
+  p.dtype = c.dtype;
+  p.batch = c.batch;
+  p.q_heads = c.q_heads;
+  p.kv_heads = c.kv_heads;
+  p.head_dim = c.head_dim;
+  p.block_size = c.block_size;
+  p.length = int(c.length);
+  return p;
+}
+
+int splits_of(rb::Backend& backend, const Case& c) {
+  return rb::cuda::plan_decode(problem_of(c), rb::cuda::KvLayout::paged,
+                               backend.gpu_info()->sm_count)
+      .splits;
+}
+
+constexpr rb::DType kAllDtypes[] = {rb::DType::f32, rb::DType::f16, rb::DType::bf16};
+
+}  // namespace
+
+TEST_CASE("both paths match the reference in every dtype at short and odd lengths") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const rb::DType t : kAllDtypes)
+    for (const std::int64_t length : {1, 16, 17, 1000}) {
+      Case c;
+      c.dtype = t;
+      c.length = length;
+      check_paths(*backend, c);
+    }
+}
+
+TEST_CASE("group sizes one, four and eight match the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const rb::DType t : kAllDtypes)
+    for (const auto& [hq, hkv] : {std::pair{8, 8}, std::pair{32, 8}, std::pair{32, 4}}) {
+      Case c;
+      c.dtype = t;
+      c.q_heads = hq;
+      c.kv_heads = hkv;
+      check_paths(*backend, c);
+    }
+}
+
+TEST_CASE("group sizes without their own kernel still match the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const rb::DType t : {rb::DType::f32, rb::DType::bf16})
+    for (const auto& [hq, hkv] : {std::pair{24, 8}, std::pair{32, 2}, std::pair{20, 2}}) {
+      Case c;
+      c.dtype = t;
+      c.batch = 2;
+      c.q_heads = hq;
+      c.kv_heads = hkv;
+      c.length = 333;
+      check_paths(*backend, c);
+    }
+}
+
+TEST_CASE("head dims 64, 128 and 256 match the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const rb::DType t : kAllDtypes)
+    for (const int d : {64, 128, 256})
+      for (const std::int64_t length : {17, 1000}) {
+        Case c;
+        c.dtype = t;
+        c.batch = 3;
+        c.head_dim = d;
+        c.length = length;
+        check_paths(*backend, c);
+      }
+}
+
+TEST_CASE("block sizes 8, 16, 32 and an odd size match the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const int s : {8, 16, 32, 5})
+    for (const std::int64_t length : {std::int64_t(1), std::int64_t(s), std::int64_t(s) + 1,
+                                      std::int64_t(1000)})
+      for (const rb::DType t : {rb::DType::bf16, rb::DType::f32}) {
+        Case c;
+        c.dtype = t;
+        c.block_size = s;
+        c.length = length;
+        check_paths(*backend, c);
+      }
+}
+
+TEST_CASE("a long single sequence splits its history and matches the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const rb::DType t : {rb::DType::bf16, rb::DType::f32}) {
+    Case c;
+    c.dtype = t;
+    c.batch = 1;
+    c.length = 65537;
+    CHECK(splits_of(*backend, c) > 1);
+    check_paths(*backend, c);
+  }
+}
+
+TEST_CASE("a batch that fills the device runs unsplit and matches the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  Case c;
+  c.batch = 64;
+  c.length = 300;
+  CHECK(splits_of(*backend, c) == 1);
+  check_paths(*backend, c);
+}
+
+TEST_CASE("calls cycle over every replica and replica zero stays correct") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  Case c;
+  c.replicas = 3;
+  c.length = 1000;
+  rb::HostWorkload h = rb::make_host_workload(workload_of(c));
+  const std::vector<double> ref = rb::reference_attention(h, 0);
+  backend->prepare(std::move(h));
+  for (const rb::Path p : {rb::Path::gather, rb::Path::fused}) {
+    for (const rb::CacheState cache : {rb::CacheState::cold, rb::CacheState::hot}) {
+      const double s = backend->time_calls(p, 7, cache);
+      CHECK(std::isfinite(s));
+      CHECK(s > 0);
+    }
+    CHECK(rb::relative_error(backend->run_for_check(p), ref) <= rb::tolerance(c.dtype));
+  }
+}
+
+TEST_CASE("an unsupported head dim is an input error naming it") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  Case c;
+  c.head_dim = 96;
+  c.length = 20;
+  c.batch = 1;
+  CHECK_THROWS_WITH_AS(backend->prepare(rb::make_host_workload(workload_of(c))),
+                       doctest::Contains("--head-dim 96"), rb::InputError);
+}
+
+TEST_CASE("a workload larger than device memory is a backend error naming the bytes") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  // Only the shape: the backend checks device capacity before it reads the host buffers.
+  Case huge;
+  huge.dtype = rb::DType::f32;
+  huge.batch = 64;
+  huge.head_dim = 256;
+  huge.length = 1 << 20;  // K/V pools of 64 * 2^20 * 8 * 256 * 4 bytes = 512 GiB each
+  rb::HostWorkload h;
+  h.workload = workload_of(huge);
+  CHECK_THROWS_WITH_AS(backend->prepare(std::move(h)), doctest::Contains("bytes"),
+                       rb::BackendError);
+  // The backend stays usable.
+  check_paths(*backend, Case{});
+}
+
+TEST_CASE("a device index out of range is an input error naming it") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  CHECK_THROWS_WITH_AS(rb::make_cuda_backend(1000), doctest::Contains("CUDA device 1000"),
+                       rb::InputError);
+  CHECK_THROWS_WITH_AS(rb::make_cuda_backend(-1), doctest::Contains("CUDA device -1"),
+                       rb::InputError);
+}
+
+TEST_CASE("device facts and measured bandwidths are plausible") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  const auto info = backend->gpu_info();
+  REQUIRE(info.has_value());
+  CHECK(!info->name.empty());
+  CHECK(info->sm_count > 0);
+  CHECK(info->l2_bytes > 0);
+  CHECK(backend->cache_bytes() == info->l2_bytes);
+  CHECK(info->memory_bytes > info->l2_bytes);
+  CHECK(!info->driver_version.empty());
+  const rb::Bandwidths bw = backend->measure_bandwidths();
+  CHECK(bw.buffer_bytes >= 8 * info->l2_bytes);
+  CHECK(bw.read_gbps > 10);
+  CHECK(bw.copy_gbps > 10);
+  MESSAGE(info->name, ": read ", bw.read_gbps, " GB/s, copy ", bw.copy_gbps, " GB/s");
+}
