@@ -1,0 +1,228 @@
+// Numerics of the CPU gather and fused paths against the f64 reference (SPEC §2), over the
+// dtypes, GQA ratios, head dims, block sizes and edge lengths the kernels specialise on.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/cpu/paged_attention.hpp"
+#include "core/errors.hpp"
+#include "core/reference.hpp"
+#include "measure/verify.hpp"
+
+using namespace readbench;
+
+namespace {
+
+Shape make_shape(int batch, int q_heads, int kv_heads, int head_dim, int block_size) {
+  Shape s;
+  s.batch = batch;
+  s.q_heads = q_heads;
+  s.kv_heads = kv_heads;
+  s.head_dim = head_dim;
+  s.block_size = block_size;
+  return s;
+}
+
+// Checks both paths on one workload; every failure names the configuration.
+void check_both_paths(Backend& backend, const Shape& s, DType t, std::int64_t length,
+                      std::uint64_t seed = 1) {
+  CAPTURE(to_string(t));
+  CAPTURE(s.batch);
+  CAPTURE(s.q_heads);
+  CAPTURE(s.kv_heads);
+  CAPTURE(s.head_dim);
+  CAPTURE(s.block_size);
+  CAPTURE(length);
+  const auto checks = check_paths(backend, Workload{s, t, length, 1, seed},
+                                  {Path::gather, Path::fused});
+  REQUIRE(checks.size() == 2);
+  for (const CheckResult& c : checks) {
+    CAPTURE(to_string(c.path));
+    CAPTURE(c.error);
+    CHECK(c.tolerance == tolerance(t));
+    CHECK(c.passed);
+  }
+}
+
+// Every combination of GQA ratio 1, 4, 8; head dim 64, 128; block size 8, 16, 32;
+// L = 1, S, S + 1; batch 1, 3.
+void check_grid(DType t) {
+  const auto backend = make_cpu_backend(2);
+  for (int ratio : {1, 4, 8})
+    for (int head_dim : {64, 128})
+      for (int block : {8, 16, 32})
+        for (int batch : {1, 3})
+          for (std::int64_t length : {std::int64_t(1), std::int64_t(block), std::int64_t(block) + 1})
+            check_both_paths(*backend, make_shape(batch, 2 * ratio, 2, head_dim, block), t, length);
+}
+
+// Delegates to the CPU backend, then spoils the output the way a buggy kernel might.
+class SpoiledBackend final : public Backend {
+ public:
+  enum class Spoil { scale_one_element, nan_one_element };
+  explicit SpoiledBackend(Spoil spoil) : inner_(make_cpu_backend(2)), spoil_(spoil) {}
+  std::string_view name() const override { return "spoiled"; }
+  double timer_resolution_s() const override { return inner_->timer_resolution_s(); }
+  std::int64_t cache_bytes() const override { return inner_->cache_bytes(); }
+  Bandwidths measure_bandwidths() override { return {}; }
+  void prepare(HostWorkload&& w) override { inner_->prepare(std::move(w)); }
+  std::vector<double> run_for_check(Path p) override {
+    std::vector<double> out = inner_->run_for_check(p);
+    if (spoil_ == Spoil::scale_one_element)
+      out[out.size() / 2] = 1.0 + 2.0 * std::abs(out[out.size() / 2]);
+    else
+      out.back() = std::numeric_limits<double>::quiet_NaN();
+    return out;
+  }
+  double time_calls(Path p, int calls, CacheState c) override {
+    return inner_->time_calls(p, calls, c);
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  Spoil spoil_;
+};
+
+}  // namespace
+
+TEST_CASE("both CPU paths match the reference in f32 over GQA ratios, head dims, blocks and lengths") {
+  check_grid(DType::f32);
+}
+
+TEST_CASE("both CPU paths match the reference in f16 over GQA ratios, head dims, blocks and lengths") {
+  check_grid(DType::f16);
+}
+
+TEST_CASE("both CPU paths match the reference in bf16 over GQA ratios, head dims, blocks and lengths") {
+  check_grid(DType::bf16);
+}
+
+TEST_CASE("both CPU paths handle a head dim that is not a multiple of the vector width") {
+  const auto backend = make_cpu_backend(2);
+  for (DType t : {DType::f32, DType::f16, DType::bf16})
+    for (int head_dim : {40, 20})
+      check_both_paths(*backend, make_shape(2, 8, 2, head_dim, 16), t, 37);
+}
+
+TEST_CASE("both CPU paths handle GQA ratios that are not powers of two") {
+  const auto backend = make_cpu_backend(2);
+  for (DType t : {DType::f32, DType::bf16})
+    for (int ratio : {3, 6, 12})
+      check_both_paths(*backend, make_shape(2, 2 * ratio, 2, 64, 16), t, 50);
+}
+
+TEST_CASE("both CPU paths stay correct when the history is split across threads") {
+  const Shape s = make_shape(1, 8, 1, 128, 16);
+  const Workload w{s, DType::f32, 1000, 1, 1};
+  REQUIRE(cpu::history_splits(w, 4) > 1);  // one sequence cannot keep four threads busy
+  const auto backend = make_cpu_backend(4);
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) check_both_paths(*backend, s, t, 1000);
+}
+
+TEST_CASE("history splits never outnumber the blocks and merge correctly with empty slices") {
+  // Nine blocks over up to eight slices of ceil(9 / splits) blocks: the tail slices can be empty.
+  const Shape s = make_shape(1, 4, 1, 64, 16);
+  for (int threads : {3, 4, 8}) {
+    CAPTURE(threads);
+    const Workload w{s, DType::f32, 9 * 16, 1, 1};
+    const int splits = cpu::history_splits(w, threads);
+    CHECK(splits >= 1);
+    CHECK(splits <= 9);
+    const auto backend = make_cpu_backend(threads);
+    check_both_paths(*backend, s, DType::f32, 9 * 16);
+    check_both_paths(*backend, s, DType::bf16, 9 * 16 - 5);
+  }
+  const Workload one_block{s, DType::f32, 3, 1, 1};
+  CHECK(cpu::history_splits(one_block, 8) == 1);
+}
+
+TEST_CASE("many sequences need no history splits") {
+  const Workload w{make_shape(64, 8, 2, 64, 16), DType::f32, 4096, 1, 1};
+  CHECK(cpu::history_splits(w, 4) == 1);
+}
+
+TEST_CASE("run_for_check writes every output element over its NaN poison") {
+  const auto backend = make_cpu_backend(2);
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+    CAPTURE(to_string(t));
+    const Workload w{make_shape(3, 8, 2, 40, 8), t, 17, 2, 3};
+    backend->prepare(make_host_workload(w));
+    for (Path p : {Path::gather, Path::fused}) {
+      CAPTURE(to_string(p));
+      const std::vector<double> out = backend->run_for_check(p);
+      REQUIRE(out.size() == std::size_t(w.io_elements()));
+      int non_finite = 0;
+      for (double x : out) non_finite += !std::isfinite(x);
+      CHECK(non_finite == 0);
+    }
+  }
+}
+
+TEST_CASE("both CPU paths pass their checks when several replicas are prepared") {
+  // Replicas share one pool with distinct blocks each; the check runs replica 0.
+  const auto backend = make_cpu_backend(2);
+  const Shape s = make_shape(2, 8, 2, 64, 16);
+  const auto checks =
+      check_paths(*backend, Workload{s, DType::f32, 40, 4, 9}, {Path::gather, Path::fused});
+  for (const CheckResult& c : checks) CHECK(c.passed);
+}
+
+TEST_CASE("an output spoiled in one element fails its check") {
+  SpoiledBackend backend(SpoiledBackend::Spoil::scale_one_element);
+  const auto checks = check_paths(backend, Workload{make_shape(1, 4, 2, 64, 16), DType::f32, 33, 1, 1},
+                                  {Path::gather, Path::fused});
+  REQUIRE(checks.size() == 2);
+  for (const CheckResult& c : checks) {
+    CHECK_FALSE(c.passed);
+    CHECK(c.error > c.tolerance);
+    CHECK(std::isfinite(c.error));
+  }
+}
+
+TEST_CASE("an output with a NaN fails its check with an infinite error") {
+  SpoiledBackend backend(SpoiledBackend::Spoil::nan_one_element);
+  const auto checks = check_paths(backend, Workload{make_shape(1, 4, 2, 64, 16), DType::bf16, 33, 1, 1},
+                                  {Path::fused});
+  REQUIRE(checks.size() == 1);
+  CHECK_FALSE(checks[0].passed);
+  CHECK(std::isinf(checks[0].error));
+}
+
+TEST_CASE("relative error is the Frobenius norm of the difference over that of the reference") {
+  // ||(3, 4) - (3, 4.5)|| / ||(3, 4)|| = 0.5 / 5.
+  CHECK(relative_error({3, 4.5}, {3, 4}) == doctest::Approx(0.1).epsilon(1e-15));
+  CHECK(relative_error({3, 4}, {3, 4}) == 0.0);
+}
+
+TEST_CASE("a perturbation of one part in 1e4 exceeds the f32 tolerance but not the bf16 one") {
+  std::vector<double> ref(100, 1.0), out = ref;
+  for (double& x : out) x *= 1.0 + 1e-4;
+  const double e = relative_error(out, ref);
+  CHECK(e == doctest::Approx(1e-4).epsilon(1e-9));
+  CHECK(e > tolerance(DType::f32));
+  CHECK(e < tolerance(DType::f16));
+  CHECK(e < tolerance(DType::bf16));
+}
+
+TEST_CASE("relative error of a NaN or infinite output is infinite") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(std::isinf(relative_error({1, nan}, {1, 2})));
+  CHECK(std::isinf(relative_error({inf, 2}, {1, 2})));
+  CHECK(std::isinf(relative_error({-inf, 2}, {1, 2})));
+}
+
+TEST_CASE("relative error of outputs of different sizes is an error") {
+  CHECK_THROWS_AS(relative_error({1, 2}, {1, 2, 3}), InputError);
+}
+
+TEST_CASE("the tolerances are those of SPEC §2") {
+  CHECK(tolerance(DType::f32) == 1e-5);
+  CHECK(tolerance(DType::f16) == 2e-3);
+  CHECK(tolerance(DType::bf16) == 1e-2);
+}

@@ -1,0 +1,517 @@
+// Reports of SPEC §6 from a synthetic run (no timing): the JSON report, the CSV, the atomic
+// writer, and the points `readbench fit` reads.
+#include <doctest/doctest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/fit.hpp"
+#include "measure/results.hpp"
+#include "report/atomic_write.hpp"
+#include "report/csv_report.hpp"
+#include "report/json_report.hpp"
+#include "report/points_input.hpp"
+
+using namespace readbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+PointResult point(std::int64_t length, double seconds) {
+  PointResult p;
+  p.length = length;
+  p.replicas = 4;
+  p.measurement.calls_per_sample = 8;
+  p.measurement.converged = true;
+  p.measurement.per_call = {5, seconds, 1.5 * seconds, 1.6 * seconds, 0.1 * seconds,
+                            3 * seconds, 0.01};
+  Workload w{Shape{}, DType::bf16, length, 1, 0};
+  p.bytes = bytes_per_call(w, Path::fused);
+  p.seconds = seconds;
+  p.gbps = double(p.bytes.total()) / seconds / 1e9;
+  p.ceiling_fraction = p.gbps / 20.0;
+  return p;
+}
+
+PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, double>> pts) {
+  PathResult r;
+  r.backend = "cpu";
+  r.path = path;
+  r.checks.push_back({path, 16, 1, DType::bf16, 1.5e-3, 1e-2, true});
+  std::vector<TimedPoint> fit_points;
+  for (const auto& [len, s] : pts) {
+    r.points.push_back(point(len, s));
+    fit_points.push_back({double(len), s});
+  }
+  r.fit = fit_power_law(fit_points);
+  return r;
+}
+
+// A cpu backend with a two-point gather (no CI) and a three-point fused (with a CI), and an
+// unavailable cuda backend.
+RunResult synthetic_run() {
+  RunResult run;
+  run.config.backend = BackendChoice::auto_;
+  run.config.lengths = {16, 64, 256};
+  BackendResult cpu;
+  cpu.name = "cpu";
+  cpu.bandwidths = {20.0, 25.0, 1 << 30};
+  cpu.timer_resolution_s = 2e-8;
+  cpu.cache_bytes = 32 << 20;
+  BackendResult cuda;
+  cuda.name = "cuda";
+  cuda.status = Status::unavailable;
+  cuda.reason = "no CUDA device";
+  run.backends = {cpu, cuda};
+
+  run.results.push_back(timed_path(Path::gather, {{16, 2e-6}, {64, 8e-6}}));
+  run.results.push_back(timed_path(Path::fused, {{16, 1e-6}, {64, 3e-6}, {256, 9e-6}}));
+  for (Path p : {Path::gather, Path::fused}) {
+    PathResult r;
+    r.backend = "cuda";
+    r.path = p;
+    r.status = Status::unavailable;
+    r.reason = cuda.reason;
+    run.results.push_back(r);
+  }
+  run.speedups.push_back({"cpu", 16, 2e-6, 1e-6, 2.0});
+  run.speedups.push_back({"cpu", 64, 8e-6, 3e-6, 8.0 / 3.0});
+  return run;
+}
+
+HostInfo synthetic_host() {
+  HostInfo h;
+  h.hostname = "testhost";
+  h.os = "Linux 6.1 x86_64";
+  h.cpu_model = "Test CPU";
+  h.cpu_cores = 2;
+  h.memory_bytes = std::int64_t(8) << 30;
+  return h;
+}
+
+Json synthetic_report() { return build_report(synthetic_run(), synthetic_host(), "2026-01-02T03:04:05Z"); }
+
+template <class F>
+std::string input_error(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+// A fresh directory under the system temp dir, removed on scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "readbench-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
+    return out;
+  }
+};
+
+}  // namespace
+
+// --- JSON report ----------------------------------------------------------------------
+
+TEST_CASE("the report carries schema version, tool, timestamp and machine with typed fields") {
+  const Json j = synthetic_report();
+  CHECK(j["schema_version"] == kSchemaVersion);
+  CHECK(j["schema_version"].is_number_integer());
+  CHECK(j["tool"]["name"] == "readbench");
+  CHECK(j["tool"]["version"].is_string());
+  CHECK(j["tool"]["git_commit"].is_string());
+  CHECK(j["created_at"] == "2026-01-02T03:04:05Z");
+  const Json& m = j["machine"];
+  CHECK(m["hostname"] == "testhost");
+  CHECK(m["os"].is_string());
+  CHECK(m["cpu"]["model"] == "Test CPU");
+  CHECK(m["cpu"]["cores"].is_number_integer());
+  CHECK(m["memory_bytes"].is_number_integer());
+  CHECK(m["gpus"].is_array());
+  CHECK(m["gpus"].empty());
+  REQUIRE(m["bandwidths"].size() == 1);  // only backends that ran measured a ceiling
+  CHECK(m["bandwidths"][0]["backend"] == "cpu");
+  CHECK(m["bandwidths"][0]["read_gbps"].is_number());
+  CHECK(m["bandwidths"][0]["copy_gbps"].is_number());
+}
+
+TEST_CASE("the report's config records every option that changes a number") {
+  const Json c = synthetic_report()["config"];
+  for (const char* key : {"backend", "paths", "lengths", "batch", "q_heads", "kv_heads",
+                          "head_dim", "block_size", "dtype", "cache", "noise_target",
+                          "min_samples", "budget_s", "statistic", "fit_from", "threads",
+                          "device", "seed"}) {
+    CAPTURE(key);
+    CHECK(c.contains(key));
+  }
+  CHECK(c["lengths"] == Json::array({16, 64, 256}));
+  CHECK(c["dtype"] == "bf16");
+  CHECK(c["noise_target"].is_number_float());
+}
+
+TEST_CASE("each backend appears with its status and reason") {
+  const Json b = synthetic_report()["backends"];
+  REQUIRE(b.size() == 2);
+  CHECK(b[0]["name"] == "cpu");
+  CHECK(b[0]["status"] == "ok");
+  CHECK(b[0]["timer_resolution_s"].is_number());
+  CHECK(b[1]["name"] == "cuda");
+  CHECK(b[1]["status"] == "unavailable");
+  CHECK(b[1]["reason"] == "no CUDA device");
+}
+
+TEST_CASE("each point carries its statistics as JSON numbers") {
+  const Json r = synthetic_report()["results"][1];
+  CHECK(r["backend"] == "cpu");
+  CHECK(r["path"] == "fused");
+  CHECK(r["status"] == "ok");
+  CHECK(r["reason"] == "");
+  REQUIRE(r["checks"].size() == 1);
+  CHECK(r["checks"][0]["passed"] == true);
+  CHECK(r["checks"][0]["error"].is_number());
+  REQUIRE(r["points"].size() == 3);
+  const Json& p = r["points"][0];
+  CHECK(p["length"] == 16);
+  CHECK(p["length"].is_number_integer());
+  CHECK(p["samples"] == 5);
+  for (const char* key : {"min_s", "median_s", "mean_s", "stddev_s", "max_s", "gbps",
+                          "ceiling_fraction"}) {
+    CAPTURE(key);
+    CHECK(p[key].is_number_float());
+  }
+  CHECK(p["min_s"] == 1e-6);
+  CHECK(p["median_s"] == 1.5e-6);
+  CHECK(p["bytes"].is_number_integer());
+  CHECK(p["bytes"] == bytes_per_call(Workload{Shape{}, DType::bf16, 16, 1, 0}, Path::fused).total());
+}
+
+TEST_CASE("a fit of three points has a numeric CI and stderr") {
+  const Json f = synthetic_report()["results"][1]["fit"];
+  REQUIRE(f.is_object());
+  for (const char* key : {"exponent", "constant", "r2", "stderr", "per_token_s",
+                          "longest_length", "fit_from"}) {
+    CAPTURE(key);
+    CHECK(f[key].is_number());
+  }
+  REQUIRE(f["ci95"].is_array());
+  REQUIRE(f["ci95"].size() == 2);
+  CHECK(f["ci95"][0].get<double>() < f["exponent"].get<double>());
+  CHECK(f["ci95"][1].get<double>() > f["exponent"].get<double>());
+  CHECK_FALSE(f.contains("ci95_reason"));
+  CHECK(f["n_points"] == 3);
+  CHECK(f["n_points"].is_number_integer());
+  CHECK(f["regime"].is_string());
+  CHECK(f["asymptote_reached"].is_boolean());
+  REQUIRE(f["segments"].size() == 2);
+  CHECK(f["segments"][0]["from_length"] == 16);
+  CHECK(f["segments"][0]["exponent"].is_number());
+  CHECK(f["per_token_s"].get<double>() == doctest::Approx(9e-6 / 256).epsilon(1e-12));
+}
+
+TEST_CASE("a fit of two points has a null CI and stderr, with the reason") {
+  const Json f = synthetic_report()["results"][0]["fit"];
+  REQUIRE(f.is_object());
+  CHECK(f["ci95"].is_null());
+  CHECK(f["stderr"].is_null());
+  REQUIRE(f["ci95_reason"].is_string());
+  CHECK_FALSE(f["ci95_reason"].get<std::string>().empty());
+  CHECK(f["n_points"] == 2);
+  CHECK(f["exponent"].get<double>() == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(f["regime"] == "linear");
+}
+
+TEST_CASE("an unavailable path has a null fit, no points and says why") {
+  const Json r = synthetic_report()["results"][2];
+  CHECK(r["backend"] == "cuda");
+  CHECK(r["status"] == "unavailable");
+  CHECK(r["reason"] == "no CUDA device");
+  CHECK(r["points"].empty());
+  CHECK(r["fit"].is_null());
+  CHECK(r["fit_error"].is_string());
+}
+
+TEST_CASE("speedups list gather over fused per backend and length") {
+  const Json s = synthetic_report()["speedups"];
+  REQUIRE(s.size() == 2);
+  CHECK(s[0]["backend"] == "cpu");
+  CHECK(s[0]["length"] == 16);
+  CHECK(s[0]["speedup"] == 2.0);
+  CHECK(s[1]["gather_s"] == 8e-6);
+}
+
+TEST_CASE("the fit object of `fit --json` is the one in the report") {
+  const RunResult run = synthetic_run();
+  CHECK(fit_to_json(*run.results[1].fit) == synthetic_report()["results"][1]["fit"]);
+}
+
+// --- CSV ------------------------------------------------------------------------------
+
+TEST_CASE("the CSV has a header and one row per timed point") {
+  const auto lines = lines_of(build_csv(synthetic_run()));
+  REQUIRE(lines.size() == 1 + 2 + 3);  // unavailable paths have no points
+  const auto header = cells_of(lines[0]);
+  CHECK(header.front() == "backend");
+  for (const char* col : {"path", "length", "min_s", "median_s", "exponent", "per_token_s"}) {
+    CAPTURE(col);
+    CHECK(std::find(header.begin(), header.end(), col) != header.end());
+  }
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    CAPTURE(lines[i]);
+    CHECK(cells_of(lines[i]).size() == header.size());
+  }
+}
+
+TEST_CASE("every CSV row repeats its path's exponent and per-token cost") {
+  const RunResult run = synthetic_run();
+  const auto lines = lines_of(build_csv(run));
+  const auto header = cells_of(lines[0]);
+  const auto col = [&](const char* name) {
+    return std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const double fused_p = run.results[1].fit->exponent;
+  const double fused_cost = run.results[1].fit->per_token_s;
+  int fused_rows = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto cells = cells_of(lines[i]);
+    if (cells[col("path")] != "fused") continue;
+    ++fused_rows;
+    CHECK(cells[col("backend")] == "cpu");
+    CHECK(std::stod(cells[col("exponent")]) == doctest::Approx(fused_p).epsilon(1e-8));
+    CHECK(std::stod(cells[col("per_token_s")]) == doctest::Approx(fused_cost).epsilon(1e-8));
+  }
+  CHECK(fused_rows == 3);
+}
+
+TEST_CASE("CSV rows of a path without a fit leave the fit columns empty") {
+  RunResult run = synthetic_run();
+  run.results[1].fit.reset();
+  const auto lines = lines_of(build_csv(run));
+  const auto header = cells_of(lines[0]);
+  const std::size_t exponent = std::size_t(std::find(header.begin(), header.end(), "exponent") - header.begin());
+  const auto row = cells_of(lines.back());  // a fused row
+  REQUIRE(row.size() == header.size());
+  CHECK(row[exponent].empty());
+}
+
+// --- write_atomically / check_writable ------------------------------------------------------
+
+TEST_CASE("an atomic write creates the file with its content and leaves no temporary") {
+  TempDir dir;
+  const std::string target = (dir.path / "report.json").string();
+  write_atomically(target, "{\"a\": 1}\n");
+  CHECK(slurp(target) == "{\"a\": 1}\n");
+  CHECK(dir.entries() == std::vector<std::string>{"report.json"});
+}
+
+TEST_CASE("an atomic write replaces an existing file") {
+  TempDir dir;
+  const std::string target = (dir.path / "report.json").string();
+  write_atomically(target, "old");
+  write_atomically(target, "new");
+  CHECK(slurp(target) == "new");
+  CHECK(dir.entries().size() == 1);
+}
+
+TEST_CASE("an atomic write into a missing directory fails naming the path") {
+  TempDir dir;
+  const std::string target = (dir.path / "missing" / "report.json").string();
+  const std::string msg = input_error([&] { write_atomically(target, "x"); });
+  CHECK(msg.find(target) != std::string::npos);
+  CHECK(msg.find("does not exist") != std::string::npos);
+  CHECK(dir.entries().empty());
+}
+
+TEST_CASE("a write that fails midway leaves the old file unchanged and no temporary") {
+  // The file-size limit makes write() fail with EFBIG after the temporary file is created,
+  // even for root; SIGXFSZ is ignored so the failure is an error, not a kill.
+  TempDir dir;
+  const std::string target = (dir.path / "report.json").string();
+  write_atomically(target, "previous report");
+
+  rlimit old_limit{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old_limit;
+  small.rlim_cur = 4096;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  const std::string msg = input_error([&] { write_atomically(target, std::string(100000, 'x')); });
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+
+  CHECK(msg.find(target) != std::string::npos);
+  CHECK(slurp(target) == "previous report");
+  CHECK(dir.entries() == std::vector<std::string>{"report.json"});
+}
+
+TEST_CASE("writing over a directory fails and leaves it in place") {
+  TempDir dir;
+  fs::create_directory(dir.path / "sub");
+  const std::string target = (dir.path / "sub").string();
+  CHECK(input_error([&] { write_atomically(target, "x"); }).find("is a directory") !=
+        std::string::npos);
+  CHECK(fs::is_directory(target));
+}
+
+TEST_CASE("check_writable accepts stdout and a file in an existing directory") {
+  TempDir dir;
+  CHECK_NOTHROW(check_writable("-"));
+  CHECK_NOTHROW(check_writable((dir.path / "new.json").string()));
+  CHECK(dir.entries().empty());  // checking creates nothing
+}
+
+TEST_CASE("check_writable rejects an empty path, a missing directory and a directory") {
+  TempDir dir;
+  CHECK(input_error([] { check_writable(""); }).find("empty") != std::string::npos);
+  CHECK(input_error([] { check_writable("/nonexistent-readbench-dir/x.json"); })
+            .find("does not exist") != std::string::npos);
+  CHECK(input_error([&] { check_writable(dir.path.string()); }).find("is a directory") !=
+        std::string::npos);
+}
+
+// --- parse_points ---------------------------------------------------------------------------
+
+TEST_CASE("CSV points are read by header name, ignoring other columns and quotes") {
+  const auto s = parse_points(
+      "\"seconds\",note,\"length\"\n"
+      "1e-6,first,16\n"
+      "\"2.5e-6\",\"second\",\"64\"\r\n"
+      "\n"
+      "4e-6,third,256\n");
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].label.empty());
+  REQUIRE(s[0].points.size() == 3);
+  CHECK(s[0].points[0].length == 16);
+  CHECK(s[0].points[0].seconds == 1e-6);
+  CHECK(s[0].points[1].length == 64);
+  CHECK(s[0].points[1].seconds == 2.5e-6);
+  CHECK(s[0].points[2].length == 256);
+}
+
+TEST_CASE("a JSON array of length and seconds objects is read in order") {
+  const auto s = parse_points(R"([{"length": 16, "seconds": 1e-6, "note": "x"},
+                                  {"length": 64, "seconds": 4e-6}])");
+  REQUIRE(s.size() == 1);
+  REQUIRE(s[0].points.size() == 2);
+  CHECK(s[0].points[1].length == 64);
+  CHECK(s[0].points[1].seconds == 4e-6);
+}
+
+TEST_CASE("a report is read as one series per timed result, skipping unavailable ones") {
+  const auto s = parse_points(synthetic_report().dump());
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].label == "cpu/gather");
+  CHECK(s[1].label == "cpu/fused");
+  REQUIRE(s[1].points.size() == 3);
+  CHECK(s[1].points[2].length == 256);
+  CHECK(s[1].points[2].seconds == 9e-6);  // min_s: the report's statistic
+  // Re-fitting gives back each result's exponent.
+  CHECK(fit_power_law(s[0].points).exponent == doctest::Approx(1.0).epsilon(1e-12));
+  const RunResult run = synthetic_run();
+  CHECK(fit_power_law(s[1].points).exponent ==
+        doctest::Approx(run.results[1].fit->exponent).epsilon(1e-12));
+}
+
+TEST_CASE("a report whose statistic is the median is re-fitted on medians") {
+  RunResult run = synthetic_run();
+  run.config.statistic = Statistic::median;
+  const auto s = parse_points(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump());
+  REQUIRE(s.size() == 2);
+  CHECK(s[1].points[0].seconds == 1.5e-6);
+}
+
+TEST_CASE("empty input is rejected") {
+  CHECK(input_error([] { parse_points(""); }).find("empty") != std::string::npos);
+  CHECK(input_error([] { parse_points(" \n\t\n"); }).find("empty") != std::string::npos);
+}
+
+TEST_CASE("CSV without a length,seconds header is rejected") {
+  CHECK(input_error([] { parse_points("16,1e-6\n64,4e-6\n"); }).find("header") !=
+        std::string::npos);
+  CHECK(input_error([] { parse_points("length,time\n16,1e-6\n"); }).find("'seconds'") !=
+        std::string::npos);
+}
+
+TEST_CASE("a non-numeric CSV cell is rejected naming the line and the cell") {
+  const std::string msg = input_error([] { parse_points("length,seconds\n16,1e-6\n64,fast\n"); });
+  CHECK(msg.find("line 3") != std::string::npos);
+  CHECK(msg.find("'fast'") != std::string::npos);
+}
+
+TEST_CASE("a CSV row with too few cells is rejected naming the line") {
+  const std::string msg = input_error([] { parse_points("length,seconds\n16\n"); });
+  CHECK(msg.find("line 2") != std::string::npos);
+}
+
+TEST_CASE("NaN and infinity in CSV reach the fit, whose guards name them") {
+  const auto s = parse_points("length,seconds\n16,nan\n64,inf\n");
+  REQUIRE(s[0].points.size() == 2);
+  CHECK_THROWS_AS(fit_power_law(s[0].points), BadTime);
+}
+
+TEST_CASE("malformed JSON is rejected") {
+  CHECK(input_error([] { parse_points("[{\"length\": 16,"); }).find("malformed JSON") !=
+        std::string::npos);
+}
+
+TEST_CASE("a JSON array element that is not a points object is rejected naming it") {
+  CHECK(input_error([] { parse_points("[1, 2]"); }).find("element[0]") != std::string::npos);
+  CHECK(input_error([] { parse_points(R"([{"length": 16}])"); }).find("'seconds'") !=
+        std::string::npos);
+  CHECK(input_error([] { parse_points(R"([{"length": "16", "seconds": 1e-6}])"); })
+            .find("not a number") != std::string::npos);
+}
+
+TEST_CASE("a JSON object that is not a report is rejected") {
+  CHECK(input_error([] { parse_points(R"({"points": []})"); }).find("not a readbench report") !=
+        std::string::npos);
+}
+
+TEST_CASE("a report with nothing timed is rejected") {
+  RunResult run = synthetic_run();
+  run.results.erase(run.results.begin(), run.results.begin() + 2);
+  CHECK(input_error([&] {
+          parse_points(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump());
+        }).find("no timed points") != std::string::npos);
+}

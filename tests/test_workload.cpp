@@ -1,0 +1,427 @@
+// The workload model of SPEC §2: shape validation, the shuffled block allocator, the host
+// workload, the bytes model of §3 and the f16 / bf16 conversions.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/bytes_model.hpp"
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "core/host_workload.hpp"
+#include "core/shape.hpp"
+
+using namespace readbench;
+
+namespace {
+
+template <class F>
+std::string input_error(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+Shape small_shape() {
+  Shape s;
+  s.batch = 2;
+  s.q_heads = 4;
+  s.kv_heads = 2;
+  s.head_dim = 8;
+  s.block_size = 4;
+  return s;
+}
+
+std::vector<std::int32_t> drain(BlockAllocator& a) {
+  std::vector<std::int32_t> out;
+  while (a.remaining() > 0) out.push_back(a.allocate());
+  return out;
+}
+
+float f32(std::uint32_t bits) { return std::bit_cast<float>(bits); }
+
+}  // namespace
+
+// --- Shape::validate --------------------------------------------------------------------
+
+TEST_CASE("the default shape is valid") { CHECK_NOTHROW(Shape{}.validate()); }
+
+TEST_CASE("a zero or negative size names the option and the value") {
+  struct Case {
+    int Shape::*field;
+    const char* option;
+  };
+  for (const Case c : {Case{&Shape::batch, "--batch"}, Case{&Shape::q_heads, "--q-heads"},
+                       Case{&Shape::kv_heads, "--kv-heads"}, Case{&Shape::head_dim, "--head-dim"},
+                       Case{&Shape::block_size, "--block-size"}}) {
+    for (int bad : {0, -3}) {
+      Shape s;
+      s.*c.field = bad;
+      CAPTURE(c.option);
+      CAPTURE(bad);
+      const std::string msg = input_error([&] { s.validate(); });
+      CHECK(msg.find(c.option) != std::string::npos);
+      CHECK(msg.find("got " + std::to_string(bad)) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("query heads that are not a multiple of KV heads are rejected, naming both") {
+  Shape s;
+  s.q_heads = 6;
+  s.kv_heads = 4;
+  const std::string msg = input_error([&] { s.validate(); });
+  CHECK(msg.find("--q-heads (6)") != std::string::npos);
+  CHECK(msg.find("--kv-heads (4)") != std::string::npos);
+}
+
+TEST_CASE("grouped-query shapes with Hq a multiple of Hkv are valid") {
+  Shape s;
+  s.q_heads = 24;
+  s.kv_heads = 8;
+  CHECK_NOTHROW(s.validate());
+  CHECK(s.group() == 3);
+}
+
+// --- BlockAllocator ---------------------------------------------------------------------
+
+TEST_CASE("the allocator hands out every block exactly once") {
+  BlockAllocator a(64, 1);
+  auto ids = drain(a);
+  REQUIRE(ids.size() == 64);
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::int32_t> all(64);
+  std::iota(all.begin(), all.end(), 0);
+  CHECK(ids == all);
+}
+
+TEST_CASE("the allocator scatters blocks instead of handing them out in order") {
+  BlockAllocator a(64, 1);
+  const auto ids = drain(a);
+  std::vector<std::int32_t> up(64), down(64);
+  std::iota(up.begin(), up.end(), 0);
+  std::reverse_copy(up.begin(), up.end(), down.begin());
+  CHECK(ids != up);
+  CHECK(ids != down);
+  // Neighbouring logical blocks are rarely neighbours in the pool.
+  int adjacent = 0;
+  for (std::size_t i = 1; i < ids.size(); ++i) adjacent += std::abs(ids[i] - ids[i - 1]) == 1;
+  CHECK(adjacent < 16);
+}
+
+TEST_CASE("the same seed gives the same block order") {
+  BlockAllocator a(100, 42), b(100, 42);
+  CHECK(drain(a) == drain(b));
+}
+
+TEST_CASE("different seeds give different block orders") {
+  BlockAllocator a(100, 42), b(100, 43);
+  CHECK(drain(a) != drain(b));
+}
+
+TEST_CASE("an exhausted allocator raises an input error") {
+  BlockAllocator a(3, 0);
+  CHECK(a.remaining() == 3);
+  a.allocate();
+  a.allocate();
+  a.allocate();
+  CHECK(a.remaining() == 0);
+  const std::string msg = input_error([&] { a.allocate(); });
+  CHECK(msg.find("exhausted") != std::string::npos);
+}
+
+TEST_CASE("a pool larger than a 32-bit block table can address is rejected") {
+  CHECK_THROWS_AS(BlockAllocator(std::int64_t(1) << 31, 0), InputError);
+}
+
+// --- make_host_workload ------------------------------------------------------------------
+
+TEST_CASE("the host workload has the sizes its shape implies") {
+  // B=2, Hq=4, Hkv=2, D=8, S=4, L=10 (ends mid-block), 3 replicas, f16:
+  // 3 blocks per sequence, 3 * 2 * 3 = 18 blocks, pool 18 * 4 * 2 * 8 = 1152 elements.
+  const Workload w{small_shape(), DType::f16, 10, 3, 5};
+  const HostWorkload h = make_host_workload(w);
+  CHECK(w.blocks_per_seq() == 3);
+  CHECK(w.num_blocks() == 18);
+  CHECK(w.pool_elements() == 1152);
+  CHECK(w.io_elements() == 64);
+  CHECK(h.k_pool.size() == 1152 * 2);
+  CHECK(h.v_pool.size() == 1152 * 2);
+  CHECK(h.q.size() == 3 * 64 * 2);
+  CHECK(h.block_table.size() == 18);
+  CHECK(h.table(2) == h.block_table.data() + 2 * 2 * 3);
+  CHECK(h.query(1) == h.q.data() + 64 * 2);
+}
+
+TEST_CASE("every replica and sequence owns distinct physical blocks") {
+  const Workload w{small_shape(), DType::bf16, 10, 3, 5};
+  const HostWorkload h = make_host_workload(w);
+  const std::set<std::int32_t> distinct(h.block_table.begin(), h.block_table.end());
+  CHECK(distinct.size() == h.block_table.size());
+  CHECK(*distinct.begin() == 0);
+  CHECK(*distinct.rbegin() == w.num_blocks() - 1);
+}
+
+TEST_CASE("the inputs are random, non-zero and within [-1, 1]") {
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+    CAPTURE(to_string(t));
+    const Workload w{small_shape(), t, 10, 2, 9};
+    const HostWorkload h = make_host_workload(w);
+    for (const AlignedBuffer* buf : {&h.q, &h.k_pool, &h.v_pool}) {
+      const std::size_t n = buf->size() / element_size(t);
+      std::set<float> values;
+      int negative = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const float x = load_as(t, buf->data(), i);
+        REQUIRE(x != 0.0f);
+        REQUIRE(std::abs(x) <= 1.0f);
+        negative += x < 0;
+        values.insert(x);
+      }
+      CHECK(values.size() > n / 2);
+      CHECK(negative > int(n) / 4);
+      CHECK(negative < 3 * int(n) / 4);
+    }
+  }
+}
+
+TEST_CASE("the same seed reproduces the workload byte for byte") {
+  const Workload w{small_shape(), DType::bf16, 10, 2, 11};
+  const HostWorkload a = make_host_workload(w), b = make_host_workload(w);
+  CHECK(std::memcmp(a.q.data(), b.q.data(), a.q.size()) == 0);
+  CHECK(std::memcmp(a.k_pool.data(), b.k_pool.data(), a.k_pool.size()) == 0);
+  CHECK(std::memcmp(a.v_pool.data(), b.v_pool.data(), a.v_pool.size()) == 0);
+  CHECK(a.block_table == b.block_table);
+}
+
+TEST_CASE("a different seed changes the inputs and the block table") {
+  Workload w{small_shape(), DType::bf16, 10, 2, 11};
+  const HostWorkload a = make_host_workload(w);
+  w.seed = 12;
+  const HostWorkload b = make_host_workload(w);
+  CHECK(std::memcmp(a.k_pool.data(), b.k_pool.data(), a.k_pool.size()) != 0);
+  CHECK(a.block_table != b.block_table);
+}
+
+TEST_CASE("keys, values and queries are different tensors") {
+  const Workload w{small_shape(), DType::f32, 10, 1, 3};
+  const HostWorkload h = make_host_workload(w);
+  CHECK(std::memcmp(h.k_pool.data(), h.v_pool.data(), h.k_pool.size()) != 0);
+  CHECK(std::memcmp(h.q.data(), h.k_pool.data(), h.q.size()) != 0);
+}
+
+TEST_CASE("a workload with a bad shape, length or replica count is rejected") {
+  Workload w{small_shape(), DType::f32, 10, 1, 3};
+  w.shape.kv_heads = 3;
+  CHECK_THROWS_AS(make_host_workload(w), InputError);
+  w.shape = small_shape();
+  w.length = 0;
+  CHECK(input_error([&] { make_host_workload(w); }).find("got 0") != std::string::npos);
+  w.length = 10;
+  w.replicas = 0;
+  CHECK(input_error([&] { make_host_workload(w); }).find("replicas") != std::string::npos);
+}
+
+// --- bytes model ------------------------------------------------------------------------
+
+// B=2, Hq=8, Hkv=2, D=64, S=16, L=100, bf16 (2 bytes):
+//   K and V read once:   2 * B * L * Hkv * D * 2 = 2 * 2 * 100 * 2 * 64 * 2 = 102400
+//   q read + out written: 2 * B * Hq * D * 2     = 2 * 2 * 8 * 64 * 2       = 4096
+//   block table:         B * ceil(100 / 16) * 4  = 2 * 7 * 4                = 56
+//   gather also writes the copy and reads it back: 2 * 102400              = 204800
+namespace {
+Workload bytes_case() {
+  Shape s;
+  s.batch = 2;
+  s.q_heads = 8;
+  s.kv_heads = 2;
+  s.head_dim = 64;
+  s.block_size = 16;
+  return Workload{s, DType::bf16, 100, 1, 0};
+}
+}  // namespace
+
+TEST_CASE("the fused path moves K and V once plus q, output and block table") {
+  const BytesModel m = bytes_per_call(bytes_case(), Path::fused);
+  CHECK(m.kv_read == 102400);
+  CHECK(m.io == 4096);
+  CHECK(m.block_table == 56);
+  CHECK(m.materialized == 0);
+  CHECK(m.total() == 106552);
+}
+
+TEST_CASE("the gather path also moves the contiguous copy written and read back") {
+  const BytesModel m = bytes_per_call(bytes_case(), Path::gather);
+  CHECK(m.kv_read == 102400);
+  CHECK(m.materialized == 204800);
+  CHECK(m.total() == 311352);
+}
+
+TEST_CASE("bytes per call do not depend on the number of replicas but do on the dtype") {
+  Workload w = bytes_case();
+  w.replicas = 7;
+  CHECK(bytes_per_call(w, Path::fused).total() == 106552);
+  w.dtype = DType::f32;
+  CHECK(bytes_per_call(w, Path::fused).total() == 2 * 102400 + 2 * 4096 + 56);
+}
+
+// --- dtype conversions ------------------------------------------------------------------
+
+TEST_CASE("dtypes parse from their names and reject others") {
+  CHECK(parse_dtype("f32") == DType::f32);
+  CHECK(parse_dtype("f16") == DType::f16);
+  CHECK(parse_dtype("bf16") == DType::bf16);
+  CHECK(input_error([] { parse_dtype("fp8"); }).find("fp8") != std::string::npos);
+  CHECK(element_size(DType::f32) == 4);
+  CHECK(element_size(DType::f16) == 2);
+  CHECK(element_size(DType::bf16) == 2);
+}
+
+TEST_CASE("bf16 converts known values to their bit patterns and back") {
+  CHECK(float_to_bf16_bits(1.0f) == 0x3f80);
+  CHECK(float_to_bf16_bits(-2.0f) == 0xc000);
+  CHECK(float_to_bf16_bits(0.0f) == 0x0000);
+  CHECK(float_to_bf16_bits(-0.0f) == 0x8000);
+  CHECK(bf16_bits_to_float(0x3f80) == 1.0f);
+  CHECK(bf16_bits_to_float(0xc000) == -2.0f);
+  CHECK(bf16_bits_to_float(0x4049) == 3.140625f);
+}
+
+TEST_CASE("bf16 rounds to nearest, ties to even") {
+  CHECK(float_to_bf16_bits(f32(0x3f808000)) == 0x3f80);  // tie, 0x3f80 is even
+  CHECK(float_to_bf16_bits(f32(0x3f818000)) == 0x3f82);  // tie, 0x3f82 is even
+  CHECK(float_to_bf16_bits(f32(0x3f808001)) == 0x3f81);  // just above the tie
+  CHECK(float_to_bf16_bits(f32(0x3f807fff)) == 0x3f80);  // just below the tie
+  CHECK(float_to_bf16_bits(f32(0x7f7fffff)) == 0x7f80);  // largest float rounds to inf
+}
+
+TEST_CASE("bf16 keeps infinities, subnormals and NaN") {
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(float_to_bf16_bits(inf) == 0x7f80);
+  CHECK(float_to_bf16_bits(-inf) == 0xff80);
+  CHECK(std::isinf(bf16_bits_to_float(0x7f80)));
+  CHECK(float_to_bf16_bits(f32(0x00010000)) == 0x0001);  // smallest bf16 subnormal
+  CHECK(bf16_bits_to_float(0x0001) == f32(0x00010000));
+  CHECK(std::isnan(bf16_bits_to_float(float_to_bf16_bits(std::nanf("")))));
+  // A NaN whose payload lies only in the low 16 bits must not truncate to infinity.
+  CHECK(std::isnan(bf16_bits_to_float(float_to_bf16_bits(f32(0x7f800001)))));
+  CHECK(std::isnan(bf16_bits_to_float(float_to_bf16_bits(f32(0xff800001)))));
+}
+
+TEST_CASE("every bf16 bit pattern round-trips through float") {
+  int mismatches = 0;
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) {
+    const float f = bf16_bits_to_float(std::uint16_t(b));
+    if (std::isnan(f)) {
+      mismatches += !std::isnan(bf16_bits_to_float(float_to_bf16_bits(f)));
+      continue;
+    }
+    mismatches += float_to_bf16_bits(f) != b;
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("f16 converts known values to their bit patterns and back") {
+  CHECK(float_to_f16_bits(1.0f) == 0x3c00);
+  CHECK(float_to_f16_bits(-2.0f) == 0xc000);
+  CHECK(float_to_f16_bits(0.5f) == 0x3800);
+  CHECK(float_to_f16_bits(65504.0f) == 0x7bff);  // largest finite f16
+  CHECK(float_to_f16_bits(-0.0f) == 0x8000);
+  CHECK(f16_bits_to_float(0x3c00) == 1.0f);
+  CHECK(f16_bits_to_float(0x7bff) == 65504.0f);
+  CHECK(f16_bits_to_float(0x3555) == 0.333251953125f);
+}
+
+TEST_CASE("f16 rounds to nearest, ties to even") {
+  CHECK(float_to_f16_bits(1.0f + 0x1p-11f) == 0x3c00);      // tie, 0x3c00 is even
+  CHECK(float_to_f16_bits(1.0f + 3 * 0x1p-11f) == 0x3c02);  // tie, 0x3c02 is even
+  CHECK(float_to_f16_bits(std::nextafter(1.0f + 0x1p-11f, 2.0f)) == 0x3c01);
+  CHECK(float_to_f16_bits(65519.0f) == 0x7bff);  // below the tie with 65536
+  CHECK(float_to_f16_bits(65520.0f) == 0x7c00);  // the tie rounds to even: infinity
+}
+
+TEST_CASE("f16 subnormals convert exactly and round ties to even") {
+  CHECK(f16_bits_to_float(0x0001) == 0x1p-24f);            // smallest subnormal
+  CHECK(f16_bits_to_float(0x03ff) == 1023 * 0x1p-24f);     // largest subnormal
+  CHECK(f16_bits_to_float(0x0400) == 0x1p-14f);            // smallest normal
+  CHECK(float_to_f16_bits(0x1p-24f) == 0x0001);
+  CHECK(float_to_f16_bits(0x1p-25f) == 0x0000);            // tie with 0: even is 0
+  CHECK(float_to_f16_bits(1.5f * 0x1p-25f) == 0x0001);     // above the tie
+  CHECK(float_to_f16_bits(3 * 0x1p-25f) == 0x0002);        // tie between 1 and 2: 2
+  CHECK(float_to_f16_bits(5 * 0x1p-25f) == 0x0002);        // tie between 2 and 3: 2
+  CHECK(float_to_f16_bits(0x1p-26f) == 0x0000);            // underflows to zero
+  CHECK(float_to_f16_bits(-0x1p-24f) == 0x8001);
+  CHECK(float_to_f16_bits(std::nextafter(0x1p-14f, 0.0f)) == 0x0400);  // rounds up to normal
+}
+
+TEST_CASE("f16 keeps infinities and NaN and overflows to infinity") {
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(float_to_f16_bits(inf) == 0x7c00);
+  CHECK(float_to_f16_bits(-inf) == 0xfc00);
+  CHECK(float_to_f16_bits(1e6f) == 0x7c00);
+  CHECK(std::isinf(f16_bits_to_float(0x7c00)));
+  CHECK(std::isnan(f16_bits_to_float(float_to_f16_bits(std::nanf("")))));
+  CHECK(std::isnan(f16_bits_to_float(0x7c01)));
+}
+
+TEST_CASE("every f16 bit pattern round-trips through float") {
+  int mismatches = 0;
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) {
+    const float f = f16_bits_to_float(std::uint16_t(b));
+    if (std::isnan(f)) {
+      mismatches += !std::isnan(f16_bits_to_float(float_to_f16_bits(f)));
+      continue;
+    }
+    mismatches += float_to_f16_bits(f) != b;
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("f16 and bf16 rounding agrees with a wide-integer reference on random floats") {
+  // Reference: round the float's exact value to the target grid with integer arithmetic.
+  // f16 normal range only: exponents -14..15, 10 mantissa bits.
+  std::uint64_t x = 0x243f6a8885a308d3ull;
+  int mismatches = 0;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const int e = int(x % 30) - 14;  // unbiased exponent
+    const std::uint32_t mant = std::uint32_t(x >> 20) & 0x7fffffu;
+    const std::uint32_t u = (std::uint32_t(e + 127) << 23) | mant;
+    // f16: keep 10 of 23 mantissa bits, round 13 away, ties to even; carry may bump exponent.
+    std::uint32_t q = (std::uint32_t(e + 15) << 10) | (mant >> 13);
+    const std::uint32_t rem = mant & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (q & 1u))) ++q;
+    const std::uint16_t want16 = q >= 0x7c00u ? 0x7c00 : std::uint16_t(q);
+    mismatches += float_to_f16_bits(f32(u)) != want16;
+    // bf16: keep 7 mantissa bits, round 16 away.
+    std::uint32_t r = u >> 16;
+    const std::uint32_t rem16 = u & 0xffffu;
+    if (rem16 > 0x8000u || (rem16 == 0x8000u && (r & 1u))) ++r;
+    mismatches += float_to_bf16_bits(f32(u)) != r;
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("store_as and load_as round-trip a representable value in every dtype") {
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+    CAPTURE(to_string(t));
+    std::uint32_t buf[4] = {};
+    store_as(t, buf, 2, -0.375f);  // exact in all three
+    CHECK(load_as(t, buf, 2) == -0.375f);
+    CHECK(load_as(t, buf, 1) == 0.0f);
+    CHECK(load_as(t, buf, 3) == 0.0f);
+  }
+}
