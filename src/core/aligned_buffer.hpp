@@ -1,5 +1,10 @@
 #pragma once
 // An uninitialised, 64-byte aligned host buffer: large pools are filled once, not zeroed first.
+// Buffers of several MiB are 2 MiB aligned and asked to be backed by transparent huge pages:
+// a paged cache's blocks are read in random order, and with 4 KiB pages nearly every block
+// would miss the TLB.
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
@@ -12,9 +17,13 @@ class AlignedBuffer {
   AlignedBuffer() = default;
   explicit AlignedBuffer(std::size_t bytes) : bytes_(bytes) {
     if (bytes == 0) return;
-    const std::size_t rounded = (bytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, rounded);
+    const std::size_t align = bytes >= kHugeThreshold ? kHugePage : 64;
+    const std::size_t rounded = (bytes + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, rounded);
     if (p == nullptr) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+    if (align == kHugePage) ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure is fine
+#endif
     data_.reset(static_cast<std::byte*>(p));
   }
   std::byte* data() { return data_.get(); }
@@ -30,6 +39,8 @@ class AlignedBuffer {
   }
 
  private:
+  static constexpr std::size_t kHugePage = std::size_t(2) << 20;
+  static constexpr std::size_t kHugeThreshold = std::size_t(4) << 20;
   struct Free {
     void operator()(std::byte* p) const { std::free(p); }
   };

@@ -8,11 +8,17 @@
 #include <limits>
 #include <vector>
 
-#if defined(__F16C__)
+#if defined(__F16C__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
-namespace readbench::cpu {
+// This file is compiled once per instruction set (src/CMakeLists.txt); READBENCH_CPU_ISA
+// names the namespace of each copy and paged_attention_dispatch.cpp picks one at run time.
+#ifndef READBENCH_CPU_ISA
+#error "READBENCH_CPU_ISA must name the instruction-set namespace"
+#endif
+
+namespace readbench::cpu::READBENCH_CPU_ISA {
 
 namespace {
 
@@ -24,24 +30,62 @@ struct F16 {
   std::uint16_t bits;
 };
 
-template <int W>
-inline void to_f32(const float* src, float* dst) {
-  for (int j = 0; j < W; ++j) dst[j] = src[j];
-}
-template <int W>
-inline void to_f32(const Bf16* src, float* dst) {
-  for (int j = 0; j < W; ++j) dst[j] = std::bit_cast<float>(std::uint32_t(src[j].bits) << 16);
-}
-template <int W>
-inline void to_f32(const F16* src, float* dst) {
-#if defined(__F16C__)
-  static_assert(W % 8 == 0);
-  for (int j = 0; j < W; j += 8)
-    _mm256_storeu_ps(dst + j,
-                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + j))));
+// One SIMD register of floats: GCC vector extensions keep the kernels explicit without tying
+// them to one instruction set (AVX-512 where compiled for it, else AVX2, else SSE).
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+constexpr int kRegisters = 32;
 #else
-  for (int j = 0; j < W; ++j) dst[j] = f16_bits_to_float(src[j].bits);
+constexpr int kLanes = 8;
+constexpr int kRegisters = 16;
 #endif
+#if defined(__AVX512F__)
+// Lanes 8..15 of a 16-lane shuffle pattern, unchanged (only lane 0 is read after the tree).
+#define LANES_TAIL(n) , 8, 9, 10, 11, 12, 13, 14, 15
+#else
+#define LANES_TAIL(n)
+#endif
+using vfloat = float __attribute__((vector_size(kLanes * sizeof(float))));
+using vu16 = std::uint16_t __attribute__((vector_size(kLanes * sizeof(std::uint16_t))));
+using vu32 = std::uint32_t __attribute__((vector_size(kLanes * sizeof(std::uint32_t))));
+
+inline vfloat load_vec(const float* p) {
+  vfloat v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline vfloat load_vec(const Bf16* p) {
+  vu16 h;
+  std::memcpy(&h, p, sizeof h);
+  return reinterpret_cast<vfloat>(__builtin_convertvector(h, vu32) << 16);
+}
+inline vfloat load_vec(const F16* p) {
+  vfloat v;
+#if defined(__AVX512F__)
+// GCC 12's own _mm512_cvtph_ps trips -Wmaybe-uninitialized inside the intrinsic header.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+  const __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+#pragma GCC diagnostic pop
+  std::memcpy(&v, &x, sizeof v);
+#elif defined(__F16C__)
+  const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  std::memcpy(&v, &x, sizeof v);
+#else
+  for (int j = 0; j < kLanes; ++j) v[j] = f16_bits_to_float(p[j].bits);
+#endif
+  return v;
+}
+
+// Tree reduction across lanes: log2(lanes) shuffles instead of a chain of scalar adds.
+inline float hsum(vfloat v) {
+#if defined(__AVX512F__)
+  v += __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+#endif
+  v += __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3 LANES_TAIL(8));
+  v += __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5 LANES_TAIL(8));
+  v += __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6 LANES_TAIL(8));
+  return v[0];
 }
 
 inline float scalar_f32(float x) { return x; }
@@ -53,7 +97,8 @@ inline float scalar_f32(F16 x) { return f16_bits_to_float(x.bits); }
 // loops around it vectorise, unlike a libm call.
 inline float fast_exp2(float x) {
   x = std::max(x, -125.0f);
-  const float xi = __builtin_roundf(x);
+  // Adding and removing 1.5 * 2^23 rounds to nearest in plain arithmetic (no libm call).
+  const float xi = (x + 12582912.0f) - 12582912.0f;
   const float f = x - xi;
   float p = 1.5252734e-05f;
   p = p * f + 1.5403530e-04f;
@@ -72,88 +117,241 @@ constexpr int kChunk = 32;  // tokens per online-softmax step: scores stay in L1
 // Online-softmax state of G query heads over part of the history, in the log2 domain.
 template <int G>
 struct HeadState {
-  float m[G];
-  float l[G];
+  float* m;    // [G]
+  float* l;    // [G]
   float* acc;  // [G, D]
 };
 
-// Folds n <= kChunk rows (row i at k + i*stride, likewise v) into the state of G heads.
-// qs: [G, D] f32 queries pre-multiplied by log2(e)/sqrt(D).
-template <class T, int G>
-void attend_rows(const float* qs, int D, const T* k, const T* v, std::ptrdiff_t stride, int n,
-                 HeadState<G>& st) {
-  constexpr int W = G <= 4 ? 16 : 8;  // register tile: G*W floats of accumulators
-  float s[G][kChunk];
-  for (int t = 0; t < n; ++t) {
-    const T* row = k + t * stride;
-    float part[G][W] = {};
-    int d = 0;
-    for (; d + W <= D; d += W) {
-      float kt[W];
-      to_f32<W>(row + d, kt);
-      for (int g = 0; g < G; ++g)
-        for (int j = 0; j < W; ++j) part[g][j] += qs[g * D + d + j] * kt[j];
-    }
+// Scores of TT rows at once for G heads: each K vector is loaded and converted once and each
+// q vector once per TT rows. TT*G accumulators stay in registers.
+template <class T, int G, int TT>
+inline void score_rows(const float* qs, int D, const T* k, std::ptrdiff_t stride, int t,
+                       float (*s)[kChunk]) {
+  const int nv = D / kLanes;
+  vfloat a[TT][G] = {};
+  for (int i = 0; i < nv; ++i) {
+    vfloat kv[TT];
+    for (int r = 0; r < TT; ++r) kv[r] = load_vec(k + (t + r) * stride + i * kLanes);
     for (int g = 0; g < G; ++g) {
-      float dot = 0;
-      for (int j = 0; j < W; ++j) dot += part[g][j];
-      for (int r = d; r < D; ++r) dot += qs[g * D + r] * scalar_f32(row[r]);
-      s[g][t] = dot;
+      const vfloat qv = load_vec(qs + g * D + i * kLanes);
+      for (int r = 0; r < TT; ++r) a[r][g] += qv * kv[r];
     }
   }
+  for (int r = 0; r < TT; ++r)
+    for (int g = 0; g < G; ++g) {
+      float dot = hsum(a[r][g]);
+      const T* row = k + (t + r) * stride;
+      for (int d = nv * kLanes; d < D; ++d) dot += qs[g * D + d] * scalar_f32(row[d]);
+      s[g][t + r] = dot;
+    }
+}
+
+// acc[g, tile] += sum_t p[g][t] * v[t, tile] for TV vectors of the head dim starting at i0.
+template <class T, int G, int TV>
+inline void accumulate_values(int D, const T* v, std::ptrdiff_t stride, int n,
+                              const float (*s)[kChunk], float* acc, int i0) {
+  vfloat a[G][TV];
+  for (int g = 0; g < G; ++g)
+    for (int j = 0; j < TV; ++j) a[g][j] = load_vec(acc + g * D + (i0 + j) * kLanes);
+  for (int t = 0; t < n; ++t) {
+    vfloat vv[TV];
+    for (int j = 0; j < TV; ++j) vv[j] = load_vec(v + t * stride + (i0 + j) * kLanes);
+    for (int g = 0; g < G; ++g) {
+      const vfloat p = vfloat{} + s[g][t];
+      for (int j = 0; j < TV; ++j) a[g][j] += p * vv[j];
+    }
+  }
+  for (int g = 0; g < G; ++g)
+    for (int j = 0; j < TV; ++j) std::memcpy(acc + g * D + (i0 + j) * kLanes, &a[g][j], sizeof(vfloat));
+}
+
+#if defined(__AVX512BF16__)
+// bf16 on processors with AVX512-BF16: q.k straight from the stored bf16 pairs with vdpbf16ps
+// (exact products, f32 accumulation), and V widened to f32 by interleaving each bf16 word with
+// a zero word. That interleave works within 128-bit lanes, so the head dim lands in the
+// accumulator permuted, the same way for every token; the permutation is undone only when the
+// output is stored (acc_position). Needs D % 32 == 0.
+constexpr bool kBf16Dot = true;
+
+template <int G, int TT>
+inline void bf16_scores(const Bf16* q, float qscale, int D, const Bf16* k, std::ptrdiff_t stride,
+                        int t, float (*s)[kChunk]) {
+  __m512 a[TT][G];
+  for (int r = 0; r < TT; ++r)
+    for (int g = 0; g < G; ++g) a[r][g] = _mm512_setzero_ps();
+  for (int i = 0; i < D; i += 32) {
+    __m512bh kv[TT];
+    for (int r = 0; r < TT; ++r)
+      kv[r] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(k + (t + r) * stride + i));
+    for (int g = 0; g < G; ++g) {
+      const auto qv = reinterpret_cast<__m512bh>(_mm512_loadu_si512(q + g * D + i));
+      for (int r = 0; r < TT; ++r) a[r][g] = _mm512_dpbf16_ps(a[r][g], qv, kv[r]);
+    }
+  }
+  for (int r = 0; r < TT; ++r)
+    for (int g = 0; g < G; ++g) s[g][t + r] = hsum(reinterpret_cast<vfloat>(a[r][g])) * qscale;
+}
+
+// acc (permuted) += p * v for 2*TV vectors of 16 starting at element i0 (a multiple of 32).
+template <int G, int TV>
+inline void bf16_values(int D, const Bf16* v, std::ptrdiff_t stride, int n,
+                        const float (*s)[kChunk], float* acc, int i0) {
+  __m512 a[G][2 * TV];
+  for (int g = 0; g < G; ++g)
+    for (int j = 0; j < 2 * TV; ++j) a[g][j] = _mm512_loadu_ps(acc + g * D + i0 + 16 * j);
+  const __m512i zero = _mm512_setzero_si512();
+  for (int t = 0; t < n; ++t) {
+    __m512 vv[2 * TV];
+    for (int j = 0; j < TV; ++j) {
+      const __m512i x = _mm512_loadu_si512(v + t * stride + i0 + 32 * j);
+      vv[2 * j] = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, x));
+      vv[2 * j + 1] = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, x));
+    }
+    for (int g = 0; g < G; ++g) {
+      const __m512 p = _mm512_set1_ps(s[g][t]);
+      for (int j = 0; j < 2 * TV; ++j) a[g][j] = _mm512_fmadd_ps(p, vv[j], a[g][j]);
+    }
+  }
+  for (int g = 0; g < G; ++g)
+    for (int j = 0; j < 2 * TV; ++j) _mm512_storeu_ps(acc + g * D + i0 + 16 * j, a[g][j]);
+}
+#else
+constexpr bool kBf16Dot = false;
+#endif
+
+// Whether the accumulators of this dtype and head dim hold the head dim permuted.
+template <class T>
+constexpr bool permuted_acc(int D) {
+  return std::is_same_v<T, Bf16> && kBf16Dot && D % 32 == 0;
+}
+
+// Position in the accumulator of head-dim element d (identity unless permuted_acc).
+template <class T>
+inline int acc_position(int d, int D) {
+  if (!permuted_acc<T>(D)) return d;
+  const int chunk = d / 32 * 32, e = d % 32, lane = e / 8, w = e % 8;
+  return chunk + (w < 4 ? 0 : 16) + 4 * lane + w % 4;
+}
+
+// Log2-domain online-softmax update of G heads with a chunk's scores: s becomes the weights.
+template <int G>
+inline void softmax_update(float (*s)[kChunk], int n, int D, HeadState<G>& st) {
   for (int g = 0; g < G; ++g) {
     float chunk_max = -std::numeric_limits<float>::infinity();
-    for (int t = 0; t < n; ++t) chunk_max = std::max(chunk_max, s[g][t]);
+    for (int r = 0; r < n; ++r) chunk_max = std::max(chunk_max, s[g][r]);
     const float m_new = std::max(st.m[g], chunk_max);
     const float corr = st.m[g] == -std::numeric_limits<float>::infinity()
                            ? 0.0f
                            : fast_exp2(st.m[g] - m_new);
     float sum = 0;
 #pragma omp simd reduction(+ : sum)
-    for (int t = 0; t < n; ++t) {
-      s[g][t] = fast_exp2(s[g][t] - m_new);
-      sum += s[g][t];
+    for (int r = 0; r < n; ++r) {
+      s[g][r] = fast_exp2(s[g][r] - m_new);
+      sum += s[g][r];
     }
     st.l[g] = st.l[g] * corr + sum;
     st.m[g] = m_new;
     if (corr != 1.0f)
       for (int x = 0; x < D; ++x) st.acc[g * D + x] *= corr;
   }
-  int d = 0;
-  for (; d + W <= D; d += W) {
-    float a[G][W];
-    for (int g = 0; g < G; ++g)
-      for (int j = 0; j < W; ++j) a[g][j] = st.acc[g * D + d + j];
-    for (int t = 0; t < n; ++t) {
-      float vt[W];
-      to_f32<W>(v + t * stride + d, vt);
-      for (int g = 0; g < G; ++g)
-        for (int j = 0; j < W; ++j) a[g][j] += s[g][t] * vt[j];
-    }
-    for (int g = 0; g < G; ++g)
-      for (int j = 0; j < W; ++j) st.acc[g * D + d + j] = a[g][j];
-  }
-  for (; d < D; ++d)
-    for (int t = 0; t < n; ++t)
-      for (int g = 0; g < G; ++g) st.acc[g * D + d] += s[g][t] * scalar_f32(v[t * stride + d]);
 }
 
-// Where a task's rows live: the paged pool through the block table, or a contiguous copy.
+// Queries of G heads: f32 pre-multiplied by log2(e)/sqrt(D) for the generic kernels, and the
+// stored values with the scale apart for kernels that read them in their own format.
+template <class T>
+struct QueryTile {
+  const float* scaled;  // [G, D]
+  const T* stored;      // [G, D]
+  float scale;
+};
+
+// Folds n <= kChunk rows (row i at k + i*stride, likewise v) into the state of G heads.
+template <class T, int G>
+void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrdiff_t stride,
+                 int n, HeadState<G>& st) {
+  // Rows per pass and vectors per tile sized so accumulators fit the register file.
+  constexpr int TT = std::max(1, (kRegisters - 3) / (G + 1));
+  constexpr int TV = std::max(1, kRegisters / 2 / G);
+  float s[G][kChunk];
+#if defined(__AVX512BF16__)
+  if constexpr (std::is_same_v<T, Bf16>) {
+    if (permuted_acc<T>(D)) {
+      constexpr int TT2 = std::max(1, (kRegisters - 2 - G) / G);
+      constexpr int TV2 = std::max(1, kRegisters / 4 / G);
+      int t = 0;
+      for (; t + TT2 <= n; t += TT2) bf16_scores<G, TT2>(q.stored, q.scale, D, k, stride, t, s);
+      for (; t < n; ++t) bf16_scores<G, 1>(q.stored, q.scale, D, k, stride, t, s);
+      softmax_update<G>(s, n, D, st);
+      int i = 0;
+      for (; i + 32 * TV2 <= D; i += 32 * TV2) bf16_values<G, TV2>(D, v, stride, n, s, st.acc, i);
+      for (; i < D; i += 32) bf16_values<G, 1>(D, v, stride, n, s, st.acc, i);
+      return;
+    }
+  }
+#endif
+  int t = 0;
+  for (; t + TT <= n; t += TT) score_rows<T, G, TT>(q.scaled, D, k, stride, t, s);
+  for (; t < n; ++t) score_rows<T, G, 1>(q.scaled, D, k, stride, t, s);
+  softmax_update<G>(s, n, D, st);
+
+  const int nv = D / kLanes;
+  int i = 0;
+  for (; i + TV <= nv; i += TV) accumulate_values<T, G, TV>(D, v, stride, n, s, st.acc, i);
+  for (; i < nv; ++i) accumulate_values<T, G, 1>(D, v, stride, n, s, st.acc, i);
+  for (int d = nv * kLanes; d < D; ++d)
+    for (int r = 0; r < n; ++r)
+      for (int g = 0; g < G; ++g) st.acc[g * D + d] += s[g][r] * scalar_f32(v[r * stride + d]);
+}
+
+// A block to prefetch, in parts: part i of n covers the i-th n-th of its K and V bytes.
+template <class T>
+struct Prefetch {
+  const T* k = nullptr;
+  const T* v = nullptr;
+  std::int64_t elems = 0;
+  void part(int i, int n) const {
+    if (k == nullptr) return;
+    const std::int64_t bytes = elems * std::int64_t(sizeof(T));
+    const auto* kb = reinterpret_cast<const char*>(k);
+    const auto* vb = reinterpret_cast<const char*>(v);
+    for (std::int64_t off = bytes * i / n / 64 * 64; off < bytes * (i + 1) / n; off += 64) {
+      __builtin_prefetch(kb + off, 0, 2);
+      __builtin_prefetch(vb + off, 0, 2);
+    }
+  }
+};
+
+// Where a sequence's rows live. Both sources hand out chunks of consecutive tokens whose rows
+// hold all KV heads ([n, Hkv, D], row stride Hkv*D), so a task reads each block as one
+// contiguous run instead of 256-byte pieces 2 KiB apart.
 template <class T>
 struct PagedRows {
-  const T* k_pool;               // [num_blocks, S, Hkv, D]
-  const T* v_pool;               // [num_blocks, S, Hkv, D]
-  const std::int32_t* table;     // [blocks_per_seq] of this sequence
-  int S, Hkv, D, head;
+  const T* k_pool;            // [num_blocks, S, Hkv, D]
+  const T* v_pool;            // [num_blocks, S, Hkv, D]
+  const std::int32_t* table;  // [blocks_per_seq] of this sequence
+  int S;
+  std::int64_t block_elems;   // S * Hkv * D
+
+  // Blocks lie at random in the pool, so no hardware prefetcher can guess the next one. The
+  // chunk callback gets the block kPrefetchAhead further on and prefetches it (to L2) piece by
+  // piece between its head groups: a burst of a whole block's prefetches would stall on the
+  // core's few outstanding-miss slots with nothing computed meanwhile.
+  static constexpr int kPrefetchAhead = 2;
 
   template <class F>
   void for_each_chunk(std::int64_t t0, std::int64_t t1, F&& f) const {
-    const std::ptrdiff_t stride = std::ptrdiff_t(Hkv) * D;
+    const std::int64_t end_blk = (t1 + S - 1) / S;
     for (std::int64_t t = t0; t < t1;) {
       const std::int64_t blk = t / S, in_blk = t % S;
       const int n = int(std::min<std::int64_t>({S - in_blk, t1 - t, kChunk}));
-      const std::int64_t off = ((std::int64_t(table[blk]) * S + in_blk) * Hkv + head) * D;
-      f(k_pool + off, v_pool + off, stride, n);
+      const std::int64_t row = std::int64_t(table[blk]) * block_elems + in_blk * (block_elems / S);
+      Prefetch<T> ahead;
+      // Prefetch once per block: from its first chunk, or the slice's first if it starts inside.
+      if ((in_blk == 0 || t == t0) && blk + kPrefetchAhead < end_blk) {
+        const std::int64_t next = std::int64_t(table[blk + kPrefetchAhead]) * block_elems;
+        ahead = {k_pool + next, v_pool + next, block_elems};
+      }
+      f(k_pool + row, v_pool + row, n, ahead);
       t += n;
     }
   }
@@ -161,21 +359,17 @@ struct PagedRows {
 
 template <class T>
 struct ContiguousRows {
-  const T* k;  // [L, D] of this (sequence, head)
-  const T* v;  // [L, D]
-  int D;
+  const T* k;  // [L, Hkv, D] of this sequence
+  const T* v;  // [L, Hkv, D]
+  std::int64_t row_elems;  // Hkv * D
 
   template <class F>
   void for_each_chunk(std::int64_t t0, std::int64_t t1, F&& f) const {
-    for (std::int64_t t = t0; t < t1; t += kChunk) {
-      const int n = int(std::min<std::int64_t>(kChunk, t1 - t));
-      f(k + t * D, v + t * D, std::ptrdiff_t(D), n);
-    }
+    // Sequential: the hardware prefetcher follows it, nothing to prefetch by hand.
+    for (std::int64_t t = t0; t < t1; t += kChunk)
+      f(k + t * row_elems, v + t * row_elems, int(std::min<std::int64_t>(kChunk, t1 - t)),
+        Prefetch<T>{});
   }
-};
-
-struct Partial {  // one slice's state for G heads: m[G], l[G], acc[G, D]
-  std::vector<float> m, l, acc;
 };
 
 template <class T>
@@ -188,94 +382,91 @@ void store_out(std::byte* out, std::int64_t index, float x) {
     reinterpret_cast<std::uint16_t*>(out)[index] = float_to_f16_bits(x);
 }
 
-// Runs every (sequence, KV head, slice) task, G query heads at a time, and merges slices.
-// make_rows(b, kv_head) returns the row source for that sequence and head.
+// Online-softmax states of all query heads of one sequence over one slice of its history:
+// m and l per head, acc [Hq, D]. Heads are visited G at a time (one GQA group or part of one).
+struct SliceState {
+  std::vector<float> m, l, acc;
+  void reset(int heads, int D) {
+    m.assign(std::size_t(heads), -std::numeric_limits<float>::infinity());
+    l.assign(std::size_t(heads), 0.0f);
+    acc.assign(std::size_t(heads) * std::size_t(D), 0.0f);
+  }
+};
+
+// Runs every (sequence, slice) task over all heads and merges slices.
+// make_rows(b) returns the row source of sequence b.
 template <class T, int G, class MakeRows>
 void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
                 MakeRows make_rows) {
   const Workload& w = h.workload;
   const Shape& sh = w.shape;
-  const int D = sh.head_dim, group = sh.group(), subgroups = group / G;
+  const int D = sh.head_dim, Hq = sh.q_heads, group = sh.group();
   const std::int64_t L = w.length;
   const int splits = history_splits(w, threads);
   // Slice boundaries on block boundaries, so a slice never splits a block's rows.
-  const std::int64_t blocks = w.blocks_per_seq();
-  const std::int64_t blocks_per_split = (blocks + splits - 1) / splits;
-  const std::int64_t tasks = std::int64_t(sh.batch) * sh.kv_heads * subgroups * splits;
+  const std::int64_t blocks_per_split = (w.blocks_per_seq() + splits - 1) / splits;
+  const std::int64_t tasks = std::int64_t(sh.batch) * splits;
   const float qscale = float(1.4426950408889634 / std::sqrt(double(D)));  // log2(e)/sqrt(D)
   const T* q = reinterpret_cast<const T*>(h.query(replica));
-  std::vector<Partial> partials(splits > 1 ? std::size_t(tasks) : 0);
+  std::vector<SliceState> slices(splits > 1 ? std::size_t(tasks) : 0);
 
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<float> qs(static_cast<std::size_t>(G * D)), acc(static_cast<std::size_t>(G * D));
+    std::vector<float> qs(static_cast<std::size_t>(Hq * D));
+    SliceState local;
 #pragma omp for schedule(dynamic)
     for (std::int64_t task = 0; task < tasks; ++task) {
-      const int split = int(task % splits);
-      const std::int64_t head_task = task / splits;  // (b, kv head, subgroup)
-      const int sub = int(head_task % subgroups);
-      const int kvh = int(head_task / subgroups % sh.kv_heads);
-      const int b = int(head_task / subgroups / sh.kv_heads);
-      const int hq0 = kvh * group + sub * G;
-      for (int g = 0; g < G; ++g)
+      const int b = int(task / splits), split = int(task % splits);
+      for (int hq = 0; hq < Hq; ++hq)
         for (int d = 0; d < D; ++d)
-          qs[std::size_t(g) * D + d] =
-              scalar_f32(q[(std::int64_t(b) * sh.q_heads + hq0 + g) * D + d]) * qscale;
-      HeadState<G> st;
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      st.acc = acc.data();
-      for (int g = 0; g < G; ++g) {
-        st.m[g] = -std::numeric_limits<float>::infinity();
-        st.l[g] = 0;
-      }
+          qs[std::size_t(hq) * D + d] = scalar_f32(q[(std::int64_t(b) * Hq + hq) * D + d]) * qscale;
+      SliceState& st = splits > 1 ? slices[std::size_t(task)] : local;
+      st.reset(Hq, D);
       const std::int64_t t0 = std::min(L, split * blocks_per_split * sh.block_size);
       const std::int64_t t1 = std::min(L, (split + 1) * blocks_per_split * sh.block_size);
-      make_rows(b, kvh).for_each_chunk(
-          t0, t1, [&](const T* k, const T* v, std::ptrdiff_t stride, int n) {
-            attend_rows<T, G>(qs.data(), D, k, v, stride, n, st);
-          });
-      if (splits == 1) {
-        for (int g = 0; g < G; ++g)
+      make_rows(b).for_each_chunk(t0, t1, [&](const T* k, const T* v, int n, Prefetch<T> ahead) {
+        for (int hq0 = 0; hq0 < Hq; hq0 += G) {
+          ahead.part(hq0 / G, Hq / G);
+          const std::int64_t head_off = std::int64_t(hq0 / group) * D;
+          HeadState<G> hs{st.m.data() + hq0, st.l.data() + hq0, st.acc.data() + std::size_t(hq0) * D};
+          const QueryTile<T> qt{qs.data() + std::size_t(hq0) * D,
+                                q + (std::int64_t(b) * Hq + hq0) * D, qscale};
+          attend_rows<T, G>(qt, D, k + head_off, v + head_off, std::ptrdiff_t(sh.kv_heads) * D,
+                            n, hs);
+        }
+      });
+      if (splits == 1)
+        for (int hq = 0; hq < Hq; ++hq)
           for (int d = 0; d < D; ++d)
-            store_out<T>(out, (std::int64_t(b) * sh.q_heads + hq0 + g) * D + d,
-                         acc[std::size_t(g) * D + d] / st.l[g]);
-      } else {
-        Partial& p = partials[std::size_t(task)];
-        p.m.assign(st.m, st.m + G);
-        p.l.assign(st.l, st.l + G);
-        p.acc = acc;
-      }
+            store_out<T>(out, (std::int64_t(b) * Hq + hq) * D + d,
+                         st.acc[std::size_t(hq) * D + acc_position<T>(d, D)] / st.l[std::size_t(hq)]);
     }
     if (splits > 1) {
-      // Merge the slices of each (b, kv head, subgroup): rescale to the largest maximum.
+      // Merge the slices of each (sequence, head): rescale each to the largest maximum.
+      std::vector<float> acc(static_cast<std::size_t>(D));
 #pragma omp for schedule(static)
-      for (std::int64_t head_task = 0; head_task < tasks / splits; ++head_task) {
-        const int sub = int(head_task % subgroups);
-        const int kvh = int(head_task / subgroups % sh.kv_heads);
-        const int b = int(head_task / subgroups / sh.kv_heads);
-        const int hq0 = kvh * group + sub * G;
-        for (int g = 0; g < G; ++g) {
-          float m = -std::numeric_limits<float>::infinity();
-          for (int s = 0; s < splits; ++s) m = std::max(m, partials[head_task * splits + s].m[g]);
-          float l = 0;
-          std::fill(acc.begin(), acc.begin() + D, 0.0f);
-          for (int s = 0; s < splits; ++s) {
-            const Partial& p = partials[head_task * splits + s];
-            if (p.l[g] == 0) continue;  // an empty slice (more slices than blocks)
-            const float f = fast_exp2(p.m[g] - m);
-            l += p.l[g] * f;
-            for (int d = 0; d < D; ++d) acc[d] += p.acc[std::size_t(g) * D + d] * f;
-          }
-          for (int d = 0; d < D; ++d)
-            store_out<T>(out, (std::int64_t(b) * sh.q_heads + hq0 + g) * D + d, acc[d] / l);
+      for (std::int64_t bh = 0; bh < std::int64_t(sh.batch) * Hq; ++bh) {
+        const std::int64_t b = bh / Hq;
+        const std::size_t hq = std::size_t(bh % Hq);
+        float m = -std::numeric_limits<float>::infinity(), l = 0;
+        for (int s = 0; s < splits; ++s) m = std::max(m, slices[std::size_t(b * splits + s)].m[hq]);
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        for (int s = 0; s < splits; ++s) {
+          const SliceState& p = slices[std::size_t(b * splits + s)];
+          if (p.l[hq] == 0) continue;  // an empty slice (more slices than blocks)
+          const float f = fast_exp2(p.m[hq] - m);
+          l += p.l[hq] * f;
+          for (int d = 0; d < D; ++d) acc[std::size_t(d)] += p.acc[hq * std::size_t(D) + d] * f;
         }
+        for (int d = 0; d < D; ++d)
+          store_out<T>(out, bh * D + d, acc[std::size_t(acc_position<T>(d, D))] / l);
       }
     }
   }
 }
 
-// Compile-time group size: the largest of 8, 4, 2, 1 that divides the GQA ratio; larger or
-// odd groups run as several subgroups over the same (cached) rows.
+// Compile-time group size: the largest of 8, 4, 2, 1 that divides the GQA ratio; a larger
+// group runs as several passes over the same (cached) rows.
 template <class T, class MakeRows>
 void dispatch_group(const HostWorkload& h, int replica, std::byte* out, int threads,
                     MakeRows make_rows) {
@@ -293,9 +484,10 @@ void fused_typed(const HostWorkload& h, int replica, std::byte* out, int threads
   const auto* k = reinterpret_cast<const T*>(h.k_pool.data());
   const auto* v = reinterpret_cast<const T*>(h.v_pool.data());
   const std::int32_t* table = h.table(replica);
-  dispatch_group<T>(h, replica, out, threads, [&](int b, int kvh) {
+  const std::int64_t block_elems = std::int64_t(sh.block_size) * sh.kv_heads * sh.head_dim;
+  dispatch_group<T>(h, replica, out, threads, [&](int b) {
     return PagedRows<T>{k, v, table + std::int64_t(b) * w.blocks_per_seq(), sh.block_size,
-                        sh.kv_heads, sh.head_dim, kvh};
+                        block_elems};
   });
 }
 
@@ -304,41 +496,31 @@ void gather_typed(const HostWorkload& h, int replica, std::byte* out, GatherWork
                   int threads) {
   const Workload& w = h.workload;
   const Shape& sh = w.shape;
-  const std::int64_t L = w.length, S = sh.block_size, Hkv = sh.kv_heads, D = sh.head_dim;
+  const std::int64_t L = w.length, S = sh.block_size;
+  const std::int64_t row_elems = std::int64_t(sh.kv_heads) * sh.head_dim;
   const std::int64_t blocks = w.blocks_per_seq();
   const auto* k_pool = reinterpret_cast<const T*>(h.k_pool.data());
   const auto* v_pool = reinterpret_cast<const T*>(h.v_pool.data());
-  auto* ck = reinterpret_cast<T*>(ws.k);  // [B, Hkv, L, D]
+  auto* ck = reinterpret_cast<T*>(ws.k);  // [B, L, Hkv, D]
   auto* cv = reinterpret_cast<T*>(ws.v);
   const std::int32_t* table = h.table(replica);
-  const std::size_t row_bytes = std::size_t(D) * sizeof(T);
 
+  // Materialise: each block's valid rows are one contiguous run in the pool and in the copy.
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (std::int64_t job = 0; job < sh.batch * blocks; ++job) {
     const std::int64_t b = job / blocks, blk = job % blocks;
-    const std::int64_t rows = std::min(S, L - blk * S);
-    for (std::int64_t j = 0; j < rows; ++j)
-      for (std::int64_t hk = 0; hk < Hkv; ++hk) {
-        const std::int64_t src = ((std::int64_t(table[b * blocks + blk]) * S + j) * Hkv + hk) * D;
-        const std::int64_t dst = ((b * Hkv + hk) * L + blk * S + j) * D;
-        std::memcpy(ck + dst, k_pool + src, row_bytes);
-        std::memcpy(cv + dst, v_pool + src, row_bytes);
-      }
+    const std::size_t bytes = std::size_t(std::min(S, L - blk * S) * row_elems) * sizeof(T);
+    const std::int64_t src = std::int64_t(table[b * blocks + blk]) * S * row_elems;
+    const std::int64_t dst = (b * L + blk * S) * row_elems;
+    std::memcpy(ck + dst, k_pool + src, bytes);
+    std::memcpy(cv + dst, v_pool + src, bytes);
   }
-  dispatch_group<T>(h, replica, out, threads, [&](int b, int kvh) {
-    const std::int64_t base = (std::int64_t(b) * Hkv + kvh) * L * D;
-    return ContiguousRows<T>{ck + base, cv + base, sh.head_dim};
+  dispatch_group<T>(h, replica, out, threads, [&](int b) {
+    return ContiguousRows<T>{ck + b * L * row_elems, cv + b * L * row_elems, row_elems};
   });
 }
 
 }  // namespace
-
-int history_splits(const Workload& w, int threads) {
-  const std::int64_t heads = std::int64_t(w.shape.batch) * w.shape.kv_heads;
-  // Two tasks per thread balance uneven progress; never more slices than blocks.
-  const std::int64_t wanted = (2 * std::int64_t(threads) + heads - 1) / heads;
-  return int(std::clamp<std::int64_t>(wanted, 1, std::max<std::int64_t>(1, w.blocks_per_seq())));
-}
 
 void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads) {
   switch (h.workload.dtype) {
@@ -357,4 +539,4 @@ void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorks
   }
 }
 
-}  // namespace readbench::cpu
+}  // namespace readbench::cpu::READBENCH_CPU_ISA

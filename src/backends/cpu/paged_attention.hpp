@@ -1,19 +1,21 @@
 #pragma once
 // The two CPU reads of SPEC §2, multi-threaded with OpenMP and vectorised.
 #include <cstddef>
+#include <string_view>
 
 #include "core/host_workload.hpp"
 
 namespace readbench::cpu {
 
-// Scratch the gather path materialises the history into: K and V of [B, Hkv, L, D].
+// Scratch the gather path materialises the history into: K and V of [B, L, Hkv, D].
 struct GatherWorkspace {
   std::byte* k = nullptr;
   std::byte* v = nullptr;
 };
 
-// Work split of one call: (sequence, KV head, history slice) tasks. Slices appear only when
-// B * Hkv cannot keep every thread busy; their partial softmax states are merged at the end.
+// Work split of one call: (sequence, history slice) tasks, each over all heads so it reads
+// whole blocks. Slices appear only when B cannot keep every thread busy; their partial
+// softmax states are merged at the end.
 int history_splits(const Workload& w, int threads);
 
 // fused: one pass over the block table with an online softmax; nothing is materialised.
@@ -23,5 +25,8 @@ void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads)
 // gather: copy the sequence's blocks into `ws` contiguously, then attend over that copy.
 void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
                  int threads);
+
+// "avx512" or "baseline": the kernels fused_read and gather_read run on this processor.
+std::string_view instruction_set();
 
 }  // namespace readbench::cpu
