@@ -1,0 +1,328 @@
+#!/usr/bin/env bash
+# End-to-end checks of the readbench command line (SPEC §5, §6) with the real binary:
+# exit codes, one-line errors, reports validated against the JSON Schema by an independent
+# validator (Debian's python3-jsonschema), atomic writes.
+#
+# usage: cli_test.sh READBENCH_BINARY SCHEMA
+# Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 READBENCH_BINARY SCHEMA" >&2
+  exit 2
+fi
+BIN=$(realpath "$1")
+SCHEMA=$(realpath "$2")
+HERE=$(cd "$(dirname "$0")" && pwd)
+VALIDATE="$HERE/../scripts/validate_report.py"
+PY=/usr/bin/python3
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/readbench-cli.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 2
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+skip() { echo "skip $1: $2"; }
+
+# Runs a command with stdout in $WORK/out, stderr in $WORK/err and the status in $rc.
+# Stdin is empty unless IN names a file.
+IN=/dev/null
+run() {
+  "$@" <"$IN" >"$WORK/out" 2>"$WORK/err"
+  rc=$?
+  IN=/dev/null
+}
+lines_of() { awk 'END { print NR }' "$1"; }
+first_err() { head -c 300 "$WORK/err" | tr '\n' ' '; }
+
+expect_ok() {  # NAME CMD...
+  local name=$1
+  shift
+  run "$@"
+  if [ "$rc" -eq 0 ]; then pass "$name"; else fail "$name" "exit $rc: $(first_err)"; fi
+}
+
+# Bad usage or input: exit 2 and exactly one line on stderr, naming readbench.
+expect_usage_error() {  # NAME CMD...
+  local name=$1
+  shift
+  run "$@"
+  local n
+  n=$(lines_of "$WORK/err")
+  if [ "$rc" -ne 2 ]; then
+    fail "$name" "exit $rc, expected 2: $(first_err)"
+  elif [ "$n" -ne 1 ]; then
+    fail "$name" "$n lines on stderr, expected 1: $(first_err)"
+  elif ! grep -q '^readbench: ' "$WORK/err"; then
+    fail "$name" "stderr does not start with 'readbench: ': $(first_err)"
+  else
+    pass "$name"
+  fi
+}
+
+# A Python expression over the JSON document in FILE, bound to r, must be true.
+expect_json() {  # NAME FILE EXPR
+  local name=$1 file=$2 expr=$3 why
+  if why=$("$PY" - "$file" "$expr" 2>&1 <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+if not eval(sys.argv[2]):
+    sys.exit("false: " + sys.argv[2])
+EOF
+  ); then pass "$name"; else fail "$name" "$(echo "$why" | tail -1)"; fi
+}
+
+expect_valid_report() {  # NAME FILE
+  local why
+  if why=$("$PY" "$VALIDATE" "$2" "$SCHEMA" 2>&1); then pass "$1"; else fail "$1" "$why"; fi
+}
+
+# The `fit` object of SPEC §6, checked against the schema's own definition of it.
+expect_valid_fit() {  # NAME FILE (a fit object, or an array of {backend, path, fit})
+  local why
+  if why=$("$PY" - "$2" "$SCHEMA" 2>&1 <<'EOF'
+import json, sys
+from jsonschema import Draft202012Validator
+doc = json.load(open(sys.argv[1]))
+schema = json.load(open(sys.argv[2]))
+fit = Draft202012Validator({"$ref": "#/$defs/fit", "$defs": schema["$defs"]})
+for f in (x["fit"] for x in doc) if isinstance(doc, list) else [doc]:
+    fit.validate(f)
+EOF
+  ); then pass "$1"; else fail "$1" "$(echo "$why" | tail -1)"; fi
+}
+
+csv_rows_are() {  # NAME FILE ROWS: a header plus ROWS rows, every row as wide as the header
+  local why
+  why=$(awk -F, -v want="$3" '
+    NR == 1 { cols = NF; if ($1 != "backend") { print "no header"; exit 1 } next }
+    NF != cols { print "row " NR " has " NF " cells, header " cols; exit 1 }
+    END { if (NR - 1 != want) { print NR - 1 " rows, expected " want; exit 1 } }' "$2") &&
+    pass "$1" || fail "$1" "$why"
+}
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# Real CUDA devices change what --backend cuda and auto do; the checks that need a machine
+# without one are skipped where nvidia-smi lists a GPU.
+HAVE_GPU=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  HAVE_GPU=1
+fi
+
+# Small, fast sweep settings shared by the real runs.
+TINY=(--lengths 16,32,64 --budget 0.05 --min-samples 3)
+
+# --- version and help -------------------------------------------------------------------------
+
+run "$BIN" --version
+if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "--version"; else
+  fail "--version" "exit $rc: $(head -c 200 "$WORK/out")"; fi
+
+expect_ok "--help" "$BIN" --help
+subcommands=$("$BIN" --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
+for sub in run fit verify; do
+  echo "$subcommands" | grep -qx "$sub" || fail "--help lists $sub" "not in: $subcommands"
+done
+for sub in $subcommands; do
+  run "$BIN" "$sub" --help
+  if [ "$rc" -eq 0 ] && grep -q "$sub" "$WORK/out"; then pass "$sub --help"; else
+    fail "$sub --help" "exit $rc"; fi
+done
+expect_usage_error "no subcommand" "$BIN"
+expect_usage_error "unknown subcommand" "$BIN" frobnicate
+expect_usage_error "unknown option" "$BIN" run --frobnicate
+
+# --- fit ------------------------------------------------------------------------------------
+
+printf 'length,seconds,note\n16,1e-6,a\n64,4e-6,b\n256,1.6e-5,c\n1024,6.4e-5,d\n' >good.csv
+printf '[{"length": 16, "seconds": 1e-6}, {"length": 64, "seconds": 2e-6},
+  {"length": 256, "seconds": 4e-6}]\n' >good.json
+
+expect_ok "fit CSV file" "$BIN" fit good.csv
+grep -q 'regime: linear' "$WORK/out" && pass "fit CSV reads linear" ||
+  fail "fit CSV reads linear" "$(head -c 200 "$WORK/out")"
+expect_ok "fit JSON array file" "$BIN" fit good.json
+grep -q 'regime: sublinear' "$WORK/out" && pass "fit JSON array reads sublinear" ||
+  fail "fit JSON array reads sublinear" "$(head -c 200 "$WORK/out")"
+IN=good.csv expect_ok "fit from stdin (no file argument)" "$BIN" fit
+IN=good.json expect_ok "fit from stdin (-)" "$BIN" fit -
+
+expect_ok "fit --json -" "$BIN" fit --json - good.csv
+cp "$WORK/out" fit.json
+expect_json "fit --json - writes only JSON, exponent 1" fit.json \
+  'abs(r["exponent"] - 1) < 1e-9 and r["regime"] == "linear" and r["n_points"] == 4'
+expect_valid_fit "fit --json matches the schema's fit object" fit.json
+
+expect_ok "fit --fit-from" "$BIN" fit --fit-from 64 --json fit_from.json good.csv
+expect_json "fit --fit-from drops shorter lengths" fit_from.json \
+  'r["n_points"] == 3 and r["fit_from"] == 64 and r["segments"][0]["from_length"] == 64'
+printf 'length,seconds\n16,1e-6\n64,4e-6\n' >two.csv
+expect_ok "fit of two points" "$BIN" fit --json two.json two.csv
+expect_json "fit of two points has a null CI with a reason" two.json \
+  'r["ci95"] is None and r["stderr"] is None and len(r["ci95_reason"]) > 0'
+
+: >empty.csv
+printf '16,1e-6\n64,4e-6\n' >noheader.csv
+printf 'length,seconds\n16,1e-6\n64,fast\n' >nonnumeric.csv
+printf 'length,seconds\n16,1e-6\n64,-4e-6\n' >negative.csv
+printf 'length,seconds\n-16,1e-6\n64,4e-6\n' >negative_length.csv
+printf 'length,seconds\n16,1e-6\n64,nan\n' >nan.csv
+printf 'length,seconds\n16,1e-6\n' >one.csv
+printf 'length,seconds\n16,1e-6\n16,2e-6\n' >one_length.csv
+printf '[{"length": 16, "seconds": "1e-6"}]\n' >string.json
+printf '[{"length": 16, "seconds": 1e-6},\n' >truncated.json
+expect_usage_error "fit empty file" "$BIN" fit empty.csv
+expect_usage_error "fit missing header" "$BIN" fit noheader.csv
+expect_usage_error "fit non-numeric cell" "$BIN" fit nonnumeric.csv
+expect_usage_error "fit negative time" "$BIN" fit negative.csv
+expect_usage_error "fit negative length" "$BIN" fit negative_length.csv
+expect_usage_error "fit NaN time" "$BIN" fit nan.csv
+expect_usage_error "fit one point" "$BIN" fit one.csv
+expect_usage_error "fit one distinct length" "$BIN" fit one_length.csv
+expect_usage_error "fit JSON string number" "$BIN" fit string.json
+expect_usage_error "fit malformed JSON" "$BIN" fit truncated.json
+expect_usage_error "fit missing file" "$BIN" fit does-not-exist.csv
+IN=empty.csv expect_usage_error "fit empty stdin" "$BIN" fit
+expect_usage_error "fit --fit-from leaving one point" "$BIN" fit --fit-from 1000 good.csv
+expect_usage_error "fit --json into a missing directory" "$BIN" fit --json /nonexistent/fit.json good.csv
+
+# --- run: option validation (fails before any measuring) ------------------------------------------
+
+expect_usage_error "run --batch 0" "$BIN" run --batch 0
+expect_usage_error "run --batch -1" "$BIN" run --batch -1
+expect_usage_error "run --head-dim 0" "$BIN" run --head-dim 0
+expect_usage_error "run --block-size -16" "$BIN" run --block-size -16
+expect_usage_error "run --kv-heads 0" "$BIN" run --kv-heads 0
+expect_usage_error "run Hq not a multiple of Hkv" "$BIN" run --q-heads 6 --kv-heads 4
+expect_usage_error "run empty --lengths" "$BIN" run --lengths ''
+expect_usage_error "run unsorted --lengths" "$BIN" run --lengths 64,16
+expect_usage_error "run duplicate --lengths" "$BIN" run --lengths 16,16
+expect_usage_error "run zero length" "$BIN" run --lengths 0,16
+expect_usage_error "run non-numeric --lengths" "$BIN" run --lengths 16,abc
+expect_usage_error "run bad range factor" "$BIN" run --lengths 16:64:x1
+expect_usage_error "run bad --dtype" "$BIN" run --dtype fp8
+expect_usage_error "run bad --backend" "$BIN" run --backend tpu
+expect_usage_error "run bad --path" "$BIN" run --path scatter
+expect_usage_error "run bad --cache" "$BIN" run --cache warm
+expect_usage_error "run zero --budget" "$BIN" run --budget 0
+expect_usage_error "run zero --noise" "$BIN" run --noise 0
+expect_usage_error "run --json and --csv both on stdout" "$BIN" run --json - --csv -
+
+if [ "$HAVE_GPU" -eq 0 ]; then
+  expect_usage_error "run --backend cuda without a GPU" "$BIN" run --backend cuda "${TINY[@]}"
+  expect_usage_error "verify --backend cuda without a GPU" "$BIN" verify --backend cuda
+else
+  skip "run --backend cuda without a GPU" "a GPU is present"
+  skip "verify --backend cuda without a GPU" "a GPU is present"
+fi
+
+# --- run: real sweeps ------------------------------------------------------------------------
+
+expect_ok "run cpu bf16 cold" "$BIN" run --backend cpu "${TINY[@]}" --json out.json --csv out.csv
+grep -q 'exponent p' "$WORK/out" && pass "run prints the fit table" ||
+  fail "run prints the fit table" "$(head -c 200 "$WORK/out")"
+expect_valid_report "run JSON validates against the schema" out.json
+expect_json "run JSON has both paths with three points each" out.json \
+  '[(x["backend"], x["path"], x["status"], len(x["points"])) for x in r["results"]] == [("cpu", "gather", "ok", 3), ("cpu", "fused", "ok", 3)]'
+expect_json "run JSON records the config asked for" out.json \
+  'r["config"]["lengths"] == [16, 32, 64] and r["config"]["dtype"] == "bf16" and r["config"]["cache"] == "cold"'
+expect_json "run JSON numbers are numbers" out.json \
+  'all(isinstance(p[k], (int, float)) and not isinstance(p[k], bool) for x in r["results"] for p in x["points"] for k in ("min_s", "median_s", "gbps", "ceiling_fraction"))'
+csv_rows_are "run CSV has one row per point" out.csv 6
+leftovers=$(ls -A | grep '^\.' || true)
+[ -z "$leftovers" ] && pass "run leaves no temporary files" ||
+  fail "run leaves no temporary files" "$leftovers"
+
+expect_ok "fit re-fits a report" "$BIN" fit --json refit.json out.json
+expect_json "fit of a report gives one fit per result" refit.json \
+  '[(x["backend"], x["path"]) for x in r] == [("cpu", "gather"), ("cpu", "fused")]'
+expect_valid_fit "fit of a report matches the schema's fit object" refit.json
+
+expect_ok "run cpu --cache hot" "$BIN" run --backend cpu --path fused "${TINY[@]}" --cache hot --json hot.json
+expect_valid_report "run --cache hot JSON validates" hot.json
+expect_json "run --cache hot is recorded" hot.json \
+  'r["config"]["cache"] == "hot" and [x["path"] for x in r["results"]] == ["fused"]'
+
+expect_ok "run cpu --dtype f32" "$BIN" run --backend cpu "${TINY[@]}" --dtype f32 --json - --csv f32.csv
+cp "$WORK/out" f32.json
+expect_valid_report "run --dtype f32 JSON on stdout validates" f32.json
+expect_json "run --dtype f32 is checked at the f32 tolerance" f32.json \
+  'r["config"]["dtype"] == "f32" and all(c["tolerance"] == 1e-5 and c["passed"] for x in r["results"] for c in x["checks"])'
+csv_rows_are "run --dtype f32 CSV has one row per point" f32.csv 6
+
+expect_ok "run --backend auto" "$BIN" run --backend auto --lengths 16,32 --budget 0.05 --min-samples 3 --json auto.json
+expect_valid_report "run --backend auto JSON validates" auto.json
+if [ "$HAVE_GPU" -eq 0 ]; then
+  expect_json "run --backend auto records cuda as unavailable with a reason" auto.json \
+    'any(b["name"] == "cuda" and b["status"] == "unavailable" and b["reason"] for b in r["backends"]) and all(x["status"] == "unavailable" and x["reason"] and x["fit"] is None for x in r["results"] if x["backend"] == "cuda") and sum(x["backend"] == "cuda" for x in r["results"]) == 2'
+else
+  skip "run --backend auto records cuda as unavailable" "a GPU is present"
+fi
+
+# --- the schema rejects what it should ----------------------------------------------------------
+
+"$PY" - out.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = json.loads(json.dumps(r)); del bad["tool"]; json.dump(bad, open("no_tool.json", "w"))
+bad = json.loads(json.dumps(r)); del bad["results"][0]["points"][0]["min_s"]
+json.dump(bad, open("no_min_s.json", "w"))
+bad = json.loads(json.dumps(r)); bad["results"][1]["fit"]["exponent"] = "1.0"
+json.dump(bad, open("string_exponent.json", "w"))
+bad = json.loads(json.dumps(r)); bad["results"][1]["fit"]["regime"] = "fast"
+json.dump(bad, open("bad_regime.json", "w"))
+EOF
+for f in no_tool no_min_s string_exponent bad_regime; do
+  "$PY" "$VALIDATE" "$f.json" "$SCHEMA" >/dev/null 2>"$WORK/err"
+  vrc=$?
+  if [ "$vrc" -eq 1 ] && [ "$(lines_of "$WORK/err")" -eq 1 ]; then
+    pass "schema rejects $f"
+  else
+    fail "schema rejects $f" "validator exit $vrc: $(first_err)"
+  fi
+done
+
+# --- failed runs write nothing ---------------------------------------------------------------
+
+expect_usage_error "run into a missing directory fails early" \
+  "$BIN" run --backend cpu "${TINY[@]}" --json /nonexistent/x.json
+[ ! -e /nonexistent/x.json ] && pass "a failed run leaves no report" ||
+  fail "a failed run leaves no report" "/nonexistent/x.json exists"
+
+cp out.json keep.json
+before=$(sha keep.json)
+expect_usage_error "run with a bad --csv path fails" \
+  "$BIN" run --backend cpu "${TINY[@]}" --json keep.json --csv /nonexistent/x.csv
+[ "$(sha keep.json)" = "$before" ] && pass "a run failing early does not touch the old report" ||
+  fail "a run failing early does not touch the old report" "keep.json changed"
+
+# A run that fails while writing: a 1 KiB file-size limit makes the report's write fail after
+# the sweep (SIGXFSZ ignored so write() returns EFBIG instead of killing the process).
+run bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@" >/dev/null' _ \
+  "$BIN" run --backend cpu --path fused --lengths 16,32 --budget 0.05 --min-samples 3 --json keep.json
+if [ "$rc" -eq 2 ] && [ "$(lines_of "$WORK/err")" -eq 1 ]; then
+  pass "a run failing while writing exits 2 with one line"
+else
+  fail "a run failing while writing exits 2 with one line" "exit $rc: $(first_err)"
+fi
+[ "$(sha keep.json)" = "$before" ] && pass "a run failing while writing does not clobber the old report" ||
+  fail "a run failing while writing does not clobber the old report" "keep.json changed"
+leftovers=$(ls -A | grep '^\.keep\.json\.' || true)
+[ -z "$leftovers" ] && pass "a run failing while writing leaves no temporary file" ||
+  fail "a run failing while writing leaves no temporary file" "$leftovers"
+
+# --- verify ---------------------------------------------------------------------------------
+
+expect_ok "verify --backend cpu --dtypes f32,bf16" "$BIN" verify --backend cpu --dtypes f32,bf16
+passes=$(grep -c ' pass$' "$WORK/out")
+# Default lengths 1, S, S+1, 1000, two paths, two dtypes: 16 checks.
+[ "$passes" -eq 16 ] && ! grep -q FAIL "$WORK/out" && pass "verify reports every check as passed" ||
+  fail "verify reports every check as passed" "$passes passes"
+expect_usage_error "verify bad --dtypes" "$BIN" verify --backend cpu --dtypes f32,fp8
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
