@@ -5,6 +5,7 @@
 //
 //   cuda_variants sanitize          small cases of both kernels, both paths (exit 1 on a failure)
 //   cuda_variants bench [CSV]       the target shapes and the variants; CSV rows to CSV
+//   cuda_variants profile           one call of each path at B=32 L=16384 (for ncu)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -113,12 +114,11 @@ int bench(const char* csv_path) {
       {"w8s2", [](auto& t) { t.warps = 8, t.stages = 2; }},
       {"w8s3", [](auto& t) { t.warps = 8, t.stages = 3; }},
       {"w4s3_pf256", [](auto& t) { t.prefetch_l2 = 256; }},
-      {"w8s2_pf256", [](auto& t) { t.warps = 8, t.stages = 2, t.prefetch_l2 = 256; }},
       {"simt", [](auto& t) { t.simt_half = true; }},
       {"waves2", [](auto& t) { t.waves = 2; }},
-      {"waves4", [](auto& t) { t.waves = 4; }},
       {"minsplit128", [](auto& t) { t.min_split_tokens = 128; }},
       {"minsplit512", [](auto& t) { t.min_split_tokens = 512; }},
+      {"merge_kernel", [](auto& t) { t.merge_kernel = true; }},
       {"flushread", [](auto& t) { t.flush_read = true; }},
   };
 
@@ -132,6 +132,8 @@ int bench(const char* csv_path) {
       {make(rb::DType::bf16, 1, 32, 8, 128, 16, 65536, 1), 30},
       {make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 8), 50},
       {make(rb::DType::bf16, 1, 32, 8, 128, 16, 1024, 8), 50},
+      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 16, 8), 50},
+      {make(rb::DType::f32, 32, 32, 8, 128, 16, 4096, 1), 20},
   };
 
   for (const auto& target : targets) {
@@ -176,13 +178,13 @@ int bench(const char* csv_path) {
             sample(*be, p, 1, rb::CacheState::hot, target.samples), err);
     }
     if (w.replicas > 1) {
-      for (const bool graph : {false, true}) {
+      for (const bool graph : {false, true}) {  // graph replay is the default
         rb::cuda::tuning().graph_replay = graph;
         for (const rb::Path p : {rb::Path::fused, rb::Path::gather})
           row(graph ? "batch_graph" : "batch_stream", p, w.replicas, rb::CacheState::cold,
               sample(*be, p, w.replicas, rb::CacheState::cold, target.samples), 0);
       }
-      rb::cuda::tuning().graph_replay = false;
+      rb::cuda::tuning().graph_replay = true;
     }
     for (const auto& v : kernel_variants) {
       rb::cuda::tuning() = rb::cuda::Tuning{};
@@ -205,12 +207,24 @@ int bench(const char* csv_path) {
 
 }  // namespace
 
+int profile() {
+  auto be = rb::make_cuda_backend(0);
+  be->prepare(rb::make_host_workload(make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 1)));
+  be->time_calls(rb::Path::fused, 1, rb::CacheState::cold);
+  be->time_calls(rb::Path::gather, 1, rb::CacheState::cold);
+  rb::cuda::tuning().simt_half = true;
+  rb::cuda::replan_cuda_backend(*be);
+  be->time_calls(rb::Path::fused, 1, rb::CacheState::cold);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "bench";
   try {
     if (mode == "sanitize") return sanitize();
+    if (mode == "profile") return profile();
     if (mode == "bench") return bench(argc > 2 ? argv[2] : "cuda_variants.csv");
-    std::cerr << "usage: cuda_variants sanitize | bench [CSV]\n";
+    std::cerr << "usage: cuda_variants sanitize | bench [CSV] | profile\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "cuda_variants: " << e.what() << "\n";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the device machine over binaries built here (bench/h200/build.sh puts them in
 # .scratch/bin): GPU tests, variant timings, compute-sanitizer on small cases, SASS counts.
-# Usage: bench/h200/run_device.sh OUTDIR [tests] [bench] [sanitize] [sass]
+# Usage: bench/h200/run_device.sh OUTDIR [tests] [bench] [sanitize] [sass] [ncu]
 set -u -o pipefail
 out=${1:?OUTDIR}; shift
 steps=${*:-tests bench sanitize sass}
@@ -20,6 +20,11 @@ for step in $steps; do
           >> "$out/sanitizer.txt" 2>&1
         echo "sanitizer $tool rc=$?" | tee -a "$out/sanitizer.txt"
       done ;;
+    ncu)
+      ncu --clock-control none -k regex:decode_kernel -c 3 --section SpeedOfLight \
+        --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
+        --section SchedulerStats "$bin/cuda_variants" profile > "$out/ncu.txt" 2>&1
+      echo "ncu rc=$?" ;;
     sass)
       cuobjdump -sass -fun '_ZN9readbench4cuda7kernels13decode_kernelINS1_7MmaMathI13__nv_bfloat16Li128EEENS1_9PagedRowsELi4ELi3ELi0EEEvNS0_12DecodeParamsE' \
         "$bin/cuda_variants" > "$out/sass_bf16_d128.txt" 2>&1

@@ -85,6 +85,10 @@ class CudaBackend final : public Backend {
   void flush_l2();
   double elapsed_s();
   cudaGraphExec_t graph_of(Path p, int calls);
+  static std::size_t split_state_bytes(const cuda::DecodeProblem& p, const cuda::DecodePlan& a,
+                                       const cuda::DecodePlan& b);
+  void allocate_split_state(const cuda::DecodeProblem& p, const cuda::DecodePlan& a,
+                            const cuda::DecodePlan& b);
 
   int device_;
   GpuInfo info_;
@@ -97,7 +101,7 @@ class CudaBackend final : public Backend {
   Workload w_;
   cuda::DecodeProblem problem_;
   cuda::DecodePlan fused_plan_, gather_plan_;
-  DeviceBuffer k_pool_, v_pool_, q_, table_, out_, workspace_;
+  DeviceBuffer k_pool_, v_pool_, q_, table_, out_, workspace_, counters_;
   DeviceBuffer k_contig_, v_contig_;  // the gather path's materialized history
   std::string gather_unavailable_;    // why k_contig_/v_contig_ could not be allocated
   std::map<std::pair<int, int>, cuda::GraphExec> graphs_;  // (path, calls) -> replay
@@ -164,6 +168,7 @@ void CudaBackend::prepare(HostWorkload&& host) {
   prepared_ = false;
   graphs_.clear();
   k_pool_.reset(), v_pool_.reset(), q_.reset(), table_.reset(), out_.reset(), workspace_.reset();
+  counters_.reset();
   k_contig_.reset(), v_contig_.reset();
   gather_unavailable_.clear();
 
@@ -185,9 +190,7 @@ void CudaBackend::prepare(HostWorkload&& host) {
   const std::size_t pool_bytes = std::size_t(w.pool_elements()) * es;
   const std::size_t io_bytes = std::size_t(w.replicas) * std::size_t(w.io_elements()) * es;
   const std::size_t table_bytes = h.block_table.size() * sizeof(std::int32_t);
-  const std::size_t ws_bytes =
-      std::size_t(std::max(cuda::workspace_floats(p, fused), cuda::workspace_floats(p, gather))) *
-      sizeof(float);
+  const std::size_t ws_bytes = split_state_bytes(p, fused, gather);
   const std::size_t needed = 2 * pool_bytes + 2 * io_bytes + table_bytes + ws_bytes;
   std::size_t free_bytes = 0, total_bytes = 0;
   RB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -205,7 +208,7 @@ void CudaBackend::prepare(HostWorkload&& host) {
   q_ = DeviceBuffer(io_bytes, "the queries");
   out_ = DeviceBuffer(io_bytes, "the outputs");
   table_ = DeviceBuffer(table_bytes, "the block tables");
-  workspace_ = DeviceBuffer(ws_bytes, "the split-history workspace");
+  allocate_split_state(p, fused, gather);
   RB_CUDA_CHECK(cudaMemcpy(k_pool_.data(), h.k_pool.data(), pool_bytes, cudaMemcpyHostToDevice));
   RB_CUDA_CHECK(cudaMemcpy(v_pool_.data(), h.v_pool.data(), pool_bytes, cudaMemcpyHostToDevice));
   RB_CUDA_CHECK(cudaMemcpy(q_.data(), h.q.data(), io_bytes, cudaMemcpyHostToDevice));
@@ -237,11 +240,27 @@ void CudaBackend::replan() {
   require_prepared();
   fused_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::paged, info_.sm_count);
   gather_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::contiguous, info_.sm_count);
-  const std::size_t ws_bytes = std::size_t(std::max(cuda::workspace_floats(problem_, fused_plan_),
-                                                    cuda::workspace_floats(problem_, gather_plan_))) *
-                               sizeof(float);
-  if (ws_bytes > workspace_.size()) workspace_ = DeviceBuffer(ws_bytes, "the split-history workspace");
+  allocate_split_state(problem_, fused_plan_, gather_plan_);
   graphs_.clear();
+}
+
+std::size_t CudaBackend::split_state_bytes(const cuda::DecodeProblem& p,
+                                           const cuda::DecodePlan& a, const cuda::DecodePlan& b) {
+  const auto floats = std::max(cuda::workspace_floats(p, a), cuda::workspace_floats(p, b));
+  const auto counters = std::max(cuda::split_counter_count(p, a), cuda::split_counter_count(p, b));
+  return std::size_t(floats) * sizeof(float) + std::size_t(counters) * sizeof(int);
+}
+
+// Partial outputs of split histories, and the zeroed counters of the in-kernel merge.
+void CudaBackend::allocate_split_state(const cuda::DecodeProblem& p, const cuda::DecodePlan& a,
+                                       const cuda::DecodePlan& b) {
+  const auto floats = std::max(cuda::workspace_floats(p, a), cuda::workspace_floats(p, b));
+  const auto counters = std::max(cuda::split_counter_count(p, a), cuda::split_counter_count(p, b));
+  if (std::size_t(floats) * sizeof(float) > workspace_.size())
+    workspace_ = DeviceBuffer(std::size_t(floats) * sizeof(float), "the split-history workspace");
+  if (std::size_t(counters) * sizeof(int) > counters_.size())
+    counters_ = DeviceBuffer(std::size_t(counters) * sizeof(int), "the split counters");
+  if (counters_) RB_CUDA_CHECK(cudaMemset(counters_.data(), 0, counters_.size()));
 }
 
 void CudaBackend::require_prepared() const {
@@ -259,6 +278,7 @@ void CudaBackend::enqueue(Path p, int replica) {
   const cuda::DecodePlan& plan = p == Path::fused ? fused_plan_ : gather_plan_;
   params.partial_out = workspace_.as<float>();
   params.partial_lse = params.partial_out + std::int64_t(w_.io_elements()) * plan.splits;
+  if (!cuda::tuning().merge_kernel) params.split_counters = counters_.as<int>();
   if (p == Path::fused) {
     params.k = k_pool_.data();
     params.v = v_pool_.data();

@@ -2,10 +2,11 @@
 // The decode-attention kernel both paths share. One thread block per (history split, KV head,
 // head tile, sequence) serves every query head of its KV head's group (GQA), so K/V are read
 // once per group. Each warp streams tiles of 16 tokens (8 for 1 KiB rows) through its own
-// cp.async pipeline: 16-byte loads, `STAGES - 1` tiles in flight while one is computed, block
-// table entries fetched a tile ahead. Each warp keeps an online softmax (running max, running
-// sum, f32 accumulator); the warps merge in shared memory and, when the history is split across
-// thread blocks (flash-decoding), a small second kernel merges the splits.
+// cp.async pipeline: 16-byte loads, every load instruction covering whole 128-byte lines of
+// K/V rows, `STAGES - 1` tiles in flight while one is computed, block-table entries fetched a
+// tile ahead. Each warp keeps an online softmax (running max, running sum, f32 accumulator);
+// the warps merge in shared memory and, when the history is split across thread blocks
+// (flash-decoding), the last block of a split row to finish merges the splits.
 //
 // Two policies make the variants:
 //   Rows: PagedRows walks the block table (the fused path); ContiguousRows reads the gather
@@ -201,40 +202,59 @@ struct ContiguousRows {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Math policies. Each says which 16-byte chunks of a tile every lane copies (kKTokens tokens of
-// K with kKChunks chunks each, then likewise V); a lane only ever reads back its own chunks,
-// stored at smem[chunk * 32 + lane], so the reads are conflict-free and need no barrier.
+// A warp's staged tile: K and V rows [tile, kRowChunks] of 16-byte chunks, row-major. Each
+// row's chunk index is XOR-swizzled so that the mma fragment reads below hit 8 distinct 16-byte
+// bank slots per quarter warp: K rows alternate 64-byte halves (rows g and g + 1 are read
+// together), V rows r, r + 2, r + 4, r + 6 take distinct 32-byte quarters. The row-major copies
+// and the CUDA-core reads (8 consecutive chunks of one row) stay conflict-free under any
+// swizzle within an aligned group of 8 chunks.
+template <int kRowChunks>
+struct StagedTile {
+  static_assert(kRowChunks >= 8, "the swizzle permutes groups of 8 chunks");
+  const uint4* k;  // [tile, kRowChunks], swizzled
+  const uint4* v;  // [tile, kRowChunks], swizzled
+  __device__ static int k_slot(int row, int chunk) {
+    return row * kRowChunks + (chunk ^ ((row & 1) << 2));
+  }
+  __device__ static int v_slot(int row, int chunk) {
+    return row * kRowChunks + (chunk ^ (((row >> 1) & 3) << 1));
+  }
+  __device__ uint4 key(int row, int chunk) const { return k[k_slot(row, chunk)]; }
+  __device__ uint4 value(int row, int chunk) const { return v[v_slot(row, chunk)]; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Math policies: the query in registers, the online-softmax state, and what one staged tile
+// adds to it.
 
 // Tensor cores, f16/bf16. Per 16-token tile and warp:
 //   S^T[16 tok, 8 heads] = K[16 tok, D] · Q^T[D, 8 heads]          (D/16 mma, K as A operand)
 //   O^T[D, 8 heads]     += V^T[D, 16 tok] · P^T[16 tok, 8 heads]   (D/16 mma, V as A operand)
-// The contraction index of a product may be permuted freely, so each lane's K fragment is its
-// own contiguous 16-byte chunks (d = (c*4 + t)*8 .. +7 of tokens g and g+8, g = lane/4,
-// t = lane%4) and the query fragment uses the same d's. For p·V the output rows are permuted
-// instead: lane g owns d = g*D/8 .. +D/8 of tokens 2t, 2t+1, 2t+8, 2t+9, read as contiguous
-// chunks and paired by a byte permute. The score fragment S^T becomes the B operand P^T by one
-// movmatrix transpose per 8x8 half. Up to 8 query heads per thread block (the mma's N).
+// The contraction index of a product may be permuted freely, so each lane's K fragment is
+// whole 16-byte chunks (d = (c*4 + t)*8 .. +7 of tokens g and g+8, g = lane/4, t = lane%4) and
+// the query fragment uses the same d's. For p·V the output rows are permuted instead: lane g
+// owns chunks c*8 + g (d = c*64 + g*8 .. +7) of tokens 2t, 2t+1, 2t+8, 2t+9, paired by a byte
+// permute. The score fragment S^T becomes the B operand P^T by one movmatrix transpose per 8x8
+// half. Up to 8 query heads per thread block (the mma's N).
 template <class T_, int D_>
 struct MmaMath {
   using T = T_;
   static constexpr int D = D_;
   static constexpr int kHeads = 8;
   static constexpr int kTile = 16;
+  static constexpr int kRowChunks = D * 2 / 16;
   static constexpr int kKChunks = D / 32;  // per K token per lane; each feeds two k-steps
   static constexpr int kVChunks = D / 64;  // per V token per lane
-  static constexpr int kKTokens = 2;
-  static constexpr int kVTokens = 4;
   static constexpr int kMTiles = D / 16;   // p·V output tiles of 16 d
-  static constexpr int kChunks = kKTokens * kKChunks + kVTokens * kVChunks;
+  using Tile = StagedTile<kRowChunks>;
 
   uint32_t q[kKChunks][4];  // B fragments of Q^T, one 16-byte chunk per two k-steps
   float o[kMTiles][4];      // O^T fragments: (d row g or g+8 of tile i, heads 2t, 2t+1)
   float m[2], l[2];         // heads 2t and 2t+1: running max (log2 units), this lane's sum
 
-  __device__ static int k_token(int lane, int i) { return (lane >> 2) + 8 * i; }
-  __device__ static int k_offset(int lane, int c) { return (c * 4 + (lane & 3)) * 16; }
   __device__ static int v_token(int lane, int i) { return 2 * (lane & 3) + (i & 1) + 8 * (i >> 1); }
-  __device__ static int v_offset(int lane, int c) { return (lane >> 2) * (D / 4) + c * 16; }
+  // d of element e (of D/8) of lane g's V chunks.
+  __device__ static int v_dim(int g, int e) { return (e / 8) * 64 + g * 8 + e % 8; }
 
   // q_heads0: this block's first query head, [heads, D]; heads past `valid_heads` are zeros.
   __device__ void init(const T* q_heads0, int valid_heads, int lane) {
@@ -243,7 +263,7 @@ struct MmaMath {
     for (int c = 0; c < kKChunks; ++c) {
       uint4 x = make_uint4(0, 0, 0, 0);
       if (g < valid_heads)
-        x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D + k_offset(lane, c) / 2);
+        x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D + (c * 4 + (lane & 3)) * 8);
       q[c][0] = x.x;
       q[c][1] = x.y;
       q[c][2] = x.z;
@@ -255,15 +275,15 @@ struct MmaMath {
     l[0] = l[1] = 0.0f;
   }
 
-  // slot[n * 32]: this lane's chunk n of the tile; tokens at or past `valid` are masked.
-  __device__ void compute(const uint4* slot, int valid, float scale_log2, int lane) {
-    const int g = lane >> 2;
+  // Adds a staged tile; tokens at or past `valid` are masked.
+  __device__ void compute(const Tile& tile, int valid, float scale_log2, int lane) {
+    const int g = lane >> 2, t = lane & 3;
     // Scores: two accumulators halve the dependent mma chain.
     float s[4] = {0, 0, 0, 0}, s2[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int c = 0; c < kKChunks; ++c) {
-      const uint4 k0 = slot[(0 * kKChunks + c) * kWarp];  // token g
-      const uint4 k1 = slot[(1 * kKChunks + c) * kWarp];  // token g + 8
+      const uint4 k0 = tile.key(g, c * 4 + t);      // token g
+      const uint4 k1 = tile.key(g + 8, c * 4 + t);  // token g + 8
       mma_16816<T>(s, k0.x, k1.x, k0.y, k1.y, q[c][0], q[c][1]);
       mma_16816<T>(s2, k0.z, k1.z, k0.w, k1.w, q[c][2], q[c][3]);
     }
@@ -295,12 +315,11 @@ struct MmaMath {
     const uint32_t b0 = transpose_8x8(p_lo);  // P^T tokens 2t, 2t+1 of head g
     const uint32_t b1 = transpose_8x8(p_hi);  // P^T tokens 2t+8, 2t+9 of head g
 
-    uint4 v[kVTokens][kVChunks];
+    uint4 v[4][kVChunks];  // tokens 2t, 2t+1, 2t+8, 2t+9
 #pragma unroll
-    for (int i = 0; i < kVTokens; ++i)
+    for (int i = 0; i < 4; ++i)
 #pragma unroll
-      for (int c = 0; c < kVChunks; ++c)
-        v[i][c] = slot[(kKTokens * kKChunks + i * kVChunks + c) * kWarp];
+      for (int c = 0; c < kVChunks; ++c) v[i][c] = tile.value(v_token(lane, i), c * 8 + g);
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i) {
       o[i][0] *= alpha[0];
@@ -332,7 +351,7 @@ struct MmaMath {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i) {
-      const int d0 = g * (D / 8) + i, d1 = d0 + D / 16;
+      const int d0 = v_dim(g, i), d1 = v_dim(g, D / 16 + i);
       sm_o[(2 * t) * D + d0] = o[i][0];
       sm_o[(2 * t + 1) * D + d0] = o[i][1];
       sm_o[(2 * t) * D + d1] = o[i][2];
@@ -362,22 +381,16 @@ struct SimtMath {
   static constexpr int kPerLane = kRowChunks / kLanes;       // chunks per token per lane
   static constexpr int kTokensAtOnce = kWarp / kLanes;
   static constexpr int kTile = D * int(sizeof(T)) > 512 ? 8 : 16;  // stage <= 16 KiB a warp
-  static constexpr int kKTokens = kTile / kTokensAtOnce;     // tokens per lane per tile
-  static constexpr int kVTokens = kKTokens;
-  static constexpr int kKChunks = kPerLane;
-  static constexpr int kVChunks = kPerLane;
-  static constexpr int kChunks = 2 * kKTokens * kPerLane;
-  static constexpr int kGroup = kKTokens < 4 ? kKTokens : 4;  // tokens per softmax update
-  static constexpr int kElems = kPerLane * kVec;              // d values per lane
+  static constexpr int kTokens = kTile / kTokensAtOnce;      // tokens per lane per tile
+  static constexpr int kGroup = kTokens < 4 ? kTokens : 4;   // tokens per softmax update
+  static constexpr int kElems = kPerLane * kVec;             // d values per lane
+  using Tile = StagedTile<kRowChunks>;
 
   float q[kHeads][kElems];
   float o[kHeads][kElems];
   float m[kHeads], l[kHeads];
 
-  __device__ static int k_token(int lane, int i) { return i * kTokensAtOnce + lane / kLanes; }
-  __device__ static int k_offset(int lane, int c) { return ((lane % kLanes) + c * kLanes) * 16; }
-  __device__ static int v_token(int lane, int i) { return k_token(lane, i); }
-  __device__ static int v_offset(int lane, int c) { return k_offset(lane, c); }
+  __device__ static int chunk_of(int lane, int c) { return (lane % kLanes) + c * kLanes; }
 
   __device__ void init(const T* q_heads0, int valid_heads, int lane) {
 #pragma unroll
@@ -387,7 +400,7 @@ struct SimtMath {
         uint4 x = make_uint4(0, 0, 0, 0);
         if (h < valid_heads)
           x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(h) * D +
-                                              k_offset(lane, c) / int(sizeof(T)));
+                                              chunk_of(lane, c) * kVec);
         unpack_chunk<T>(x, &q[h][c * kVec]);
       }
 #pragma unroll
@@ -397,17 +410,18 @@ struct SimtMath {
     }
   }
 
-  __device__ void compute(const uint4* slot, int valid, float scale_log2, int lane) {
+  __device__ void compute(const Tile& tile, int valid, float scale_log2, int lane) {
     const int token_lane = lane / kLanes;
 #pragma unroll
-    for (int u0 = 0; u0 < kKTokens; u0 += kGroup) {
+    for (int u0 = 0; u0 < kTokens; u0 += kGroup) {
       float s[kGroup][kHeads];
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
+        const int row = (u0 + u) * kTokensAtOnce + token_lane;
         float k[kElems];
 #pragma unroll
         for (int c = 0; c < kPerLane; ++c)
-          unpack_chunk<T>(slot[((u0 + u) * kPerLane + c) * kWarp], &k[c * kVec]);
+          unpack_chunk<T>(tile.key(row, chunk_of(lane, c)), &k[c * kVec]);
 #pragma unroll
         for (int h = 0; h < kHeads; ++h) {
           float dot = 0.0f;
@@ -415,7 +429,7 @@ struct SimtMath {
           for (int e = 0; e < kElems; ++e) dot = fmaf(q[h][e], k[e], dot);
           s[u][h] = warp_sum_over(dot, 1, kLanes / 2);
         }
-        const bool masked = (u0 + u) * kTokensAtOnce + token_lane >= valid;
+        const bool masked = row >= valid;
 #pragma unroll
         for (int h = 0; h < kHeads; ++h) s[u][h] = masked ? -CUDART_INF_F : s[u][h] * scale_log2;
       }
@@ -441,10 +455,11 @@ struct SimtMath {
       }
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
+        const int row = (u0 + u) * kTokensAtOnce + token_lane;
         float v[kElems];
 #pragma unroll
         for (int c = 0; c < kPerLane; ++c)
-          unpack_chunk<T>(slot[((kKTokens + u0 + u) * kPerLane + c) * kWarp], &v[c * kVec]);
+          unpack_chunk<T>(tile.value(row, chunk_of(lane, c)), &v[c * kVec]);
 #pragma unroll
         for (int h = 0; h < kHeads; ++h)
 #pragma unroll
@@ -489,22 +504,67 @@ struct SimtMath {
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 
+template <class Math>
+__host__ __device__ constexpr int stage_chunks() {  // 16-byte chunks of a warp's K and V tiles
+  return 2 * Math::kTile * Math::kRowChunks;
+}
+
 template <class Math, int kWarps, int kStages>
 constexpr std::size_t decode_smem_bytes() {
-  const std::size_t pipeline = std::size_t(kWarps) * kStages * Math::kChunks * kWarp * 16;
+  const std::size_t pipeline = std::size_t(kWarps) * kStages * stage_chunks<Math>() * 16;
   const std::size_t epilogue =
       std::size_t(kWarps) * Math::kHeads * (Math::D + 2) * sizeof(float);
   return pipeline > epilogue ? pipeline : epilogue;
+}
+
+// Split-history merge: out = sum_s w_s o_s with w_s = 2^(lse_s - M) / sum 2^(lse - M), each
+// split's o_s already normalized. Called by all threads of a block for `heads` query heads
+// starting at flat index bh0 (= b * Hq + head); `weights` is shared memory for heads * splits
+// floats. Partials written by other blocks are read through L2 (__ldcg): L1 is not coherent.
+template <class T>
+__device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* weights) {
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int warps = blockDim.x / kWarp;
+  for (int h = warp; h < heads; h += warps) {
+    const float* lse = p.partial_lse + (bh0 + h) * p.splits;  // [splits]
+    float m = -CUDART_INF_F;
+    for (int s = lane; s < p.splits; s += kWarp) m = fmaxf(m, __ldcg(lse + s));
+    m = warp_max_over(m, 1, kWarp / 2);
+    float sum = 0.0f;
+    for (int s = lane; s < p.splits; s += kWarp) {
+      const float e = exp2f(__ldcg(lse + s) - m);
+      weights[h * p.splits + s] = e;
+      sum += e;
+    }
+    sum = warp_sum_over(sum, 1, kWarp / 2);
+    __syncwarp();
+    for (int s = lane; s < p.splits; s += kWarp) weights[h * p.splits + s] /= sum;
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < heads * p.head_dim; idx += blockDim.x) {
+    const int h = idx / p.head_dim, d = idx % p.head_dim;
+    const float* partial = p.partial_out + (bh0 + h) * p.splits * p.head_dim + d;  // [splits]
+    float acc = 0.0f;
+#pragma unroll 4
+    for (int s = 0; s < p.splits; ++s)
+      acc = fmaf(weights[h * p.splits + s], __ldcg(partial + std::size_t(s) * p.head_dim), acc);
+    store_out<T>(p.out, (bh0 + h) * p.head_dim + d, acc);
+  }
 }
 
 template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2>
 __global__ void __launch_bounds__(kWarps* kWarp)
     decode_kernel(const __grid_constant__ DecodeParams p) {
   using T = typename Math::T;
+  using Tile = typename Math::Tile;
   constexpr int D = Math::D;
   constexpr int kTile = Math::kTile;
   constexpr int kHeads = Math::kHeads;
+  constexpr int kRowChunks = Math::kRowChunks;
+  constexpr int kTileChunks = kTile * kRowChunks;  // of K (and of V) per tile
+  constexpr int kStageChunks = stage_chunks<Math>();
   constexpr std::size_t kRowBytes = std::size_t(D) * sizeof(T);
+  static_assert(kTileChunks % kWarp == 0, "a tile is whole warp-wide copies");
   extern __shared__ uint4 smem[];
 
   const int lane = threadIdx.x % kWarp;
@@ -531,10 +591,8 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   // Tiles w, w + W, ... of this split belong to warp w: the warps of a block stream
   // neighbouring tiles at the same time.
   const int my_tiles = warp < tiles ? (tiles - warp + kWarps - 1) / kWarps : 0;
-  const uint32_t my_smem =
-      static_cast<uint32_t>(__cvta_generic_to_shared(smem)) +
-      uint32_t((warp * kStages * Math::kChunks * kWarp + lane) * 16);
-  const uint4* my_slots = smem + warp * kStages * Math::kChunks * kWarp + lane;
+  const uint4* my_stages = smem + warp * kStages * kStageChunks;
+  const uint32_t my_stages_addr = static_cast<uint32_t>(__cvta_generic_to_shared(my_stages));
 
   // Lane j < kTile looks up token j of a tile (tokens past the end repeat the last one; they
   // are masked later) and shuffles the row to the lanes that copy it.
@@ -542,30 +600,22 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   auto token_of = [&](int it) { return min(begin + (warp + it * kWarps) * kTile + j, end - 1); };
   int fetched = my_tiles > 0 ? Rows::fetch(p, b, token_of(0)) : 0;
   int issued = 0;
+  // Copy n of a tile moves chunks n*32 + lane of K and of V: whole rows, so each warp-wide
+  // copy covers full 128-byte lines.
   auto issue = [&](int stage) {
     const uint32_t row = Rows::row(p, b, token_of(issued), fetched);
     ++issued;
     if (issued < my_tiles) fetched = Rows::fetch(p, b, token_of(issued));  // a tile ahead
-    const uint32_t dst = my_smem + uint32_t(stage * Math::kChunks * kWarp * 16);
+    const uint32_t k_dst = my_stages_addr + uint32_t(stage * kStageChunks * 16);
+    const uint32_t v_dst = k_dst + uint32_t(kTileChunks * 16);
 #pragma unroll
-    for (int i = 0; i < Math::kKTokens; ++i) {
-      const uint32_t r = __shfl_sync(0xffffffffu, row, Math::k_token(lane, i));
-      const char* src = k_base + std::size_t(r) * row_stride;
-#pragma unroll
-      for (int c = 0; c < Math::kKChunks; ++c)
-        cp_async_16<kPrefetchL2>(dst + uint32_t((i * Math::kKChunks + c) * kWarp * 16),
-                                 src + Math::k_offset(lane, c));
-    }
-#pragma unroll
-    for (int i = 0; i < Math::kVTokens; ++i) {
-      const uint32_t r = __shfl_sync(0xffffffffu, row, Math::v_token(lane, i));
-      const char* src = v_base + std::size_t(r) * row_stride;
-#pragma unroll
-      for (int c = 0; c < Math::kVChunks; ++c)
-        cp_async_16<kPrefetchL2>(
-            dst + uint32_t((Math::kKTokens * Math::kKChunks + i * Math::kVChunks + c) * kWarp *
-                           16),
-            src + Math::v_offset(lane, c));
+    for (int n = 0; n < kTileChunks / kWarp; ++n) {
+      const int q = n * kWarp + lane;
+      const int r = q / kRowChunks, chunk = q % kRowChunks;
+      const std::size_t offset =
+          std::size_t(__shfl_sync(0xffffffffu, row, r)) * row_stride + std::size_t(chunk) * 16;
+      cp_async_16<kPrefetchL2>(k_dst + uint32_t(Tile::k_slot(r, chunk) * 16), k_base + offset);
+      cp_async_16<kPrefetchL2>(v_dst + uint32_t(Tile::v_slot(r, chunk) * 16), v_base + offset);
     }
   };
 
@@ -575,12 +625,14 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     cp_async_commit();  // empty groups keep the count uniform
   }
   for (int it = 0; it < my_tiles; ++it) {
+    __syncwarp();  // every lane is done reading the stage the next issue overwrites
     if (it + kStages - 1 < my_tiles) issue((it + kStages - 1) % kStages);
     cp_async_commit();
-    cp_async_wait<kStages - 1>();  // tile `it` has landed
+    cp_async_wait<kStages - 1>();  // this lane's copies of tile `it` have landed
+    __syncwarp();                  // ... and every other lane's
+    const uint4* stage = my_stages + (it % kStages) * kStageChunks;
     const int first = begin + (warp + it * kWarps) * kTile;
-    math.compute(my_slots + (it % kStages) * Math::kChunks * kWarp, end - first, p.scale_log2,
-                 lane);
+    math.compute(Tile{stage, stage + kTileChunks}, end - first, p.scale_log2, lane);
   }
   math.finish(lane);
   cp_async_wait<0>();
@@ -592,6 +644,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   math.store(sm_o + warp * kHeads * D, sm_m + warp * kHeads, sm_l + warp * kHeads, lane);
   __syncthreads();
 
+  const std::size_t bh0 = std::size_t(b) * p.q_heads + head0;
   for (int idx = threadIdx.x; idx < valid_heads * D; idx += kWarps * kWarp) {
     const int h = idx / D, d = idx % D;
     float m_all = -CUDART_INF_F;
@@ -606,14 +659,27 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       sum += weight * sm_l[w * kHeads + h];
       acc += weight * sm_o[(w * kHeads + h) * D + d];
     }
-    const std::size_t bh = std::size_t(b) * p.q_heads + head0 + h;
     if (p.splits == 1) {
-      store_out<T>(p.out, bh * D + d, acc / sum);
+      store_out<T>(p.out, (bh0 + h) * D + d, acc / sum);
     } else {
-      p.partial_out[(bh * p.splits + split) * D + d] = acc / sum;
-      if (d == 0) p.partial_lse[bh * p.splits + split] = m_all + log2f(sum);
+      p.partial_out[((bh0 + h) * p.splits + split) * D + d] = acc / sum;
+      if (d == 0) p.partial_lse[(bh0 + h) * p.splits + split] = m_all + log2f(sum);
     }
   }
+  if (p.splits == 1 || p.split_counters == nullptr) return;
+
+  // The last block of this (sequence, KV head, head tile) to finish merges all splits
+  // (threadFenceReduction pattern) and re-arms the counter for the next call.
+  __shared__ int is_last;
+  __threadfence();
+  __syncthreads();
+  int* counter = p.split_counters + std::size_t(b) * gridDim.y + blockIdx.y;
+  if (threadIdx.x == 0) is_last = atomicAdd(counter, 1) == p.splits - 1;
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  merge_splits<T>(p, bh0, valid_heads, reinterpret_cast<float*>(smem));
+  if (threadIdx.x == 0) *counter = 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -633,7 +699,7 @@ DecodeKernel decode_kernel_entry() {
 // Four warps; three stages when a stage is at most 8 KiB a warp, else two (sm_80 fits both).
 template <class Math, class Rows>
 DecodeKernel default_decode_entry() {
-  constexpr int kStages = Math::kChunks * kWarp * 16 <= 8192 ? 3 : 2;
+  constexpr int kStages = stage_chunks<Math>() * 16 <= 8192 ? 3 : 2;
   return decode_kernel_entry<Math, Rows, 4, kStages, 0>();
 }
 

@@ -11,22 +11,12 @@ namespace readbench::cuda {
 
 namespace {
 
-// Flash-decoding's second step: out = sum_s 2^(lse_s - M) o_s / sum_s 2^(lse_s - M), where each
-// split's o_s is already normalized and lse_s is its log2-sum-exp. One block per (b, query head).
+// Flash-decoding's second step as its own kernel (the merge_kernel variant): one block of
+// 128 threads per sequence and query head.
 template <class T>
 __global__ void merge_splits_kernel(const __grid_constant__ DecodeParams p) {
-  const std::size_t bh = blockIdx.x;
-  const float* lse = p.partial_lse + bh * p.splits;  // [splits]
-  float m = -CUDART_INF_F;
-  for (int s = 0; s < p.splits; ++s) m = fmaxf(m, lse[s]);
-  float den = 0.0f;
-  for (int s = 0; s < p.splits; ++s) den += exp2f(lse[s] - m);
-  const float* partial = p.partial_out + bh * p.splits * p.head_dim;  // [splits, D]
-  for (int d = threadIdx.x; d < p.head_dim; d += blockDim.x) {
-    float num = 0.0f;
-    for (int s = 0; s < p.splits; ++s) num += exp2f(lse[s] - m) * partial[s * p.head_dim + d];
-    kernels::store_out<T>(p.out, bh * p.head_dim + d, num / den);
-  }
+  __shared__ float weights[kMaxSplits];
+  kernels::merge_splits<T>(p, blockIdx.x, 1, weights);
 }
 
 int ceil_div(std::int64_t a, std::int64_t b) { return int((a + b - 1) / b); }
@@ -41,6 +31,10 @@ Tuning& tuning() {
 std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan) {
   if (plan.splits <= 1) return 0;
   return std::int64_t(p.batch) * p.q_heads * plan.splits * (p.head_dim + 1);
+}
+
+std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan) {
+  return std::int64_t(p.batch) * p.kv_heads * plan.head_tiles;
 }
 
 DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
@@ -69,7 +63,8 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
   const std::int64_t blocks = std::int64_t(p.batch) * p.kv_heads * plan.head_tiles;
   const auto wanted = std::int64_t(std::ceil(double(sm_count) * plan.blocks_per_sm * tuning.waves));
   const std::int64_t max_splits = std::max(1, ceil_div(p.length, tuning.min_split_tokens));
-  const std::int64_t splits = std::clamp<std::int64_t>((wanted + blocks - 1) / blocks, 1, max_splits);
+  const std::int64_t splits = std::clamp<std::int64_t>((wanted + blocks - 1) / blocks, 1,
+                                                       std::min<std::int64_t>(max_splits, kMaxSplits));
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), plan.tile_tokens) * plan.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
   return plan;
@@ -95,7 +90,7 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   void* args[] = {&params};
   cudaError_t status = cudaLaunchKernel(plan.kernel, grid, dim3(unsigned(plan.threads)), args,
                                         plan.smem_bytes, stream);
-  if (status != cudaSuccess || plan.splits == 1) return status;
+  if (status != cudaSuccess || plan.splits == 1 || params.split_counters != nullptr) return status;
   const unsigned rows = unsigned(p.batch * p.q_heads);
   switch (p.dtype) {
     case DType::f32: merge_splits_kernel<float><<<rows, 128, 0, stream>>>(params); break;

@@ -35,6 +35,7 @@ struct DecodeParams {
   void* out = nullptr;                        // [B, Hq, D]
   float* partial_out = nullptr;               // [B, Hq, splits, D]; used when splits > 1
   float* partial_lse = nullptr;               // [B, Hq, splits], log2 units
+  int* split_counters = nullptr;  // [B, Hkv * head_tiles], zero between calls; null: merge kernel
   int batch = 0, q_heads = 0, kv_heads = 0, head_dim = 0, block_size = 0;
   int length = 0, blocks_per_seq = 0;
   int group = 0;         // Hq / Hkv
@@ -52,8 +53,9 @@ struct Tuning {
   bool simt_half = false;       // f16/bf16 through the CUDA-core kernel instead of mma
   double waves = 1.0;           // thread blocks wanted, in multiples of what fits on the SMs
   int min_split_tokens = 256;   // never split the history finer than this
-  bool graph_replay = false;    // time_calls replays a captured graph of the calls
+  bool graph_replay = true;     // time_calls replays a captured graph of the calls
   bool flush_read = false;      // cold flush also streams a second L2-sized buffer (clean L2)
+  bool merge_kernel = false;    // merge splits in a second kernel, not in the decode's last block
 };
 Tuning& tuning();
 
@@ -71,6 +73,10 @@ struct DecodePlan {
 
 // Floats of split-history workspace (partial outputs, then their log-sum-exps); 0 unsplit.
 std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan);
+// Counters the in-kernel split merge needs ([B, Hkv * head_tiles] ints, zeroed once).
+std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan);
+// The most splits a plan uses: the merge keeps heads * splits weights in shared memory.
+constexpr int kMaxSplits = 1024;
 
 // Chooses the kernel and the history split for `p` on a device with `sm_count` SMs.
 // Throws InputError for a head dim other than 64, 128, 256; BackendError on a CUDA failure.
