@@ -114,6 +114,9 @@ int bench(const char* csv_path) {
       {"w8s2", [](auto& t) { t.warps = 8, t.stages = 2; }},
       {"w8s3", [](auto& t) { t.warps = 8, t.stages = 3; }},
       {"w4s3_pf256", [](auto& t) { t.prefetch_l2 = 256; }},
+      {"kv4", [](auto& t) { t.kv_per_block = 4; }},
+      {"kv8", [](auto& t) { t.kv_per_block = 8; }},
+      {"kv8_waves2", [](auto& t) { t.kv_per_block = 8, t.waves = 2; }},
       {"simt", [](auto& t) { t.simt_half = true; }},
       {"waves2", [](auto& t) { t.waves = 2; }},
       {"minsplit128", [](auto& t) { t.min_split_tokens = 128; }},
@@ -207,14 +210,25 @@ int bench(const char* csv_path) {
 
 }  // namespace
 
+// One cold call per (shape, variant), for ncu: the decode kernels of the target shapes.
 int profile() {
   auto be = rb::make_cuda_backend(0);
-  be->prepare(rb::make_host_workload(make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 1)));
-  be->time_calls(rb::Path::fused, 1, rb::CacheState::cold);
-  be->time_calls(rb::Path::gather, 1, rb::CacheState::cold);
-  rb::cuda::tuning().simt_half = true;
-  rb::cuda::replan_cuda_backend(*be);
-  be->time_calls(rb::Path::fused, 1, rb::CacheState::cold);
+  const std::vector<std::pair<rb::Workload, std::vector<int>>> runs = {
+      {make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 1), {1, 4, 8}},
+      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 65536, 1), {1, 8}},
+      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 1), {1}},
+  };
+  for (const auto& [w, kv_per_block] : runs) {
+    rb::cuda::tuning() = rb::cuda::Tuning{};
+    be->prepare(rb::make_host_workload(w));
+    for (const int kv : kv_per_block) {
+      rb::cuda::tuning().kv_per_block = kv;
+      rb::cuda::replan_cuda_backend(*be);
+      std::printf("profile %s kv_per_block=%d\n", name_of(w).c_str(), kv);
+      std::fflush(stdout);
+      be->time_calls(rb::Path::fused, 1, rb::CacheState::cold);
+    }
+  }
   return 0;
 }
 

@@ -21,9 +21,9 @@ for step in $steps; do
         echo "sanitizer $tool rc=$?" | tee -a "$out/sanitizer.txt"
       done ;;
     ncu)
-      ncu --clock-control none -k regex:decode_kernel -c 3 --section SpeedOfLight \
-        --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
-        --section SchedulerStats "$bin/cuda_variants" profile > "$out/ncu.txt" 2>&1
+      ncu --clock-control none -k regex:decode_kernel --section SpeedOfLight \
+        --section Occupancy --section WarpStateStats --section LaunchStats \
+        "$bin/cuda_variants" profile > "$out/ncu.txt" 2>&1
       echo "ncu rc=$?" ;;
     sass)
       cuobjdump -sass -fun '_ZN9readbench4cuda7kernels13decode_kernelINS1_7MmaMathI13__nv_bfloat16Li128EEENS1_9PagedRowsELi4ELi3ELi0EEEvNS0_12DecodeParamsE' \

@@ -552,7 +552,10 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
   }
 }
 
-template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2>
+// kKvPerBlock > 1: the block's warps split into kKvPerBlock groups, one KV head each, that read
+// the same tokens at the same time, so the block's copies cover neighbouring rows of the
+// [.., Hkv, D] layout (whole blocks of the pool when kKvPerBlock == Hkv).
+template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2, int kKvPerBlock>
 __global__ void __launch_bounds__(kWarps* kWarp)
     decode_kernel(const __grid_constant__ DecodeParams p) {
   using T = typename Math::T;
@@ -564,13 +567,18 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   constexpr int kTileChunks = kTile * kRowChunks;  // of K (and of V) per tile
   constexpr int kStageChunks = stage_chunks<Math>();
   constexpr std::size_t kRowBytes = std::size_t(D) * sizeof(T);
+  constexpr int kWarpsPerKv = kWarps / kKvPerBlock;
   static_assert(kTileChunks % kWarp == 0, "a tile is whole warp-wide copies");
+  static_assert(kWarps % kKvPerBlock == 0, "whole warps per KV head");
   extern __shared__ uint4 smem[];
 
   const int lane = threadIdx.x % kWarp;
   const int warp = threadIdx.x / kWarp;
+  const int kv_local = warp / kWarpsPerKv;  // this warp's KV head within the block
+  const int kv_warp = warp % kWarpsPerKv;   // and its index among that head's warps
   const int split = blockIdx.x;
-  const int kv_head = blockIdx.y / p.head_tiles;
+  const int kv_first = blockIdx.y / p.head_tiles * kKvPerBlock;
+  const int kv_head = kv_first + kv_local;
   const int head_tile = blockIdx.y % p.head_tiles;
   const int b = blockIdx.z;
   const int begin = split * p.split_tokens;
@@ -588,16 +596,18 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const char* k_base = static_cast<const char*>(p.k) + std::size_t(kv_head) * kRowBytes;
   const char* v_base = static_cast<const char*>(p.v) + std::size_t(kv_head) * kRowBytes;
 
-  // Tiles w, w + W, ... of this split belong to warp w: the warps of a block stream
-  // neighbouring tiles at the same time.
-  const int my_tiles = warp < tiles ? (tiles - warp + kWarps - 1) / kWarps : 0;
+  // Tiles w, w + W, ... of this split belong to warp w of W (per KV head): the warps of a
+  // block stream neighbouring tiles at the same time.
+  const int my_tiles = kv_warp < tiles ? (tiles - kv_warp + kWarpsPerKv - 1) / kWarpsPerKv : 0;
   const uint4* my_stages = smem + warp * kStages * kStageChunks;
   const uint32_t my_stages_addr = static_cast<uint32_t>(__cvta_generic_to_shared(my_stages));
 
   // Lane j < kTile looks up token j of a tile (tokens past the end repeat the last one; they
   // are masked later) and shuffles the row to the lanes that copy it.
   const int j = lane < kTile ? lane : kTile - 1;
-  auto token_of = [&](int it) { return min(begin + (warp + it * kWarps) * kTile + j, end - 1); };
+  auto token_of = [&](int it) {
+    return min(begin + (kv_warp + it * kWarpsPerKv) * kTile + j, end - 1);
+  };
   int fetched = my_tiles > 0 ? Rows::fetch(p, b, token_of(0)) : 0;
   int issued = 0;
   // Copy n of a tile moves chunks n*32 + lane of K and of V: whole rows, so each warp-wide
@@ -619,19 +629,18 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     }
   };
 
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < my_tiles) issue(s);
-    cp_async_commit();  // empty groups keep the count uniform
-  }
-  for (int it = 0; it < my_tiles; ++it) {
+  // One loop for the prologue (it < 0: copies only) and the steady state, so the copy and the
+  // math are each compiled once: a smaller kernel starts faster on a cold instruction cache.
+#pragma unroll 1
+  for (int it = 1 - kStages; it < my_tiles; ++it) {
     __syncwarp();  // every lane is done reading the stage the next issue overwrites
     if (it + kStages - 1 < my_tiles) issue((it + kStages - 1) % kStages);
-    cp_async_commit();
+    cp_async_commit();  // empty groups keep the count uniform
+    if (it < 0) continue;
     cp_async_wait<kStages - 1>();  // this lane's copies of tile `it` have landed
     __syncwarp();                  // ... and every other lane's
     const uint4* stage = my_stages + (it % kStages) * kStageChunks;
-    const int first = begin + (warp + it * kWarps) * kTile;
+    const int first = begin + (kv_warp + it * kWarpsPerKv) * kTile;
     math.compute(Tile{stage, stage + kTileChunks}, end - first, p.scale_log2, lane);
   }
   math.finish(lane);
@@ -644,26 +653,32 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   math.store(sm_o + warp * kHeads * D, sm_m + warp * kHeads, sm_l + warp * kHeads, lane);
   __syncthreads();
 
-  const std::size_t bh0 = std::size_t(b) * p.q_heads + head0;
-  for (int idx = threadIdx.x; idx < valid_heads * D; idx += kWarps * kWarp) {
-    const int h = idx / D, d = idx % D;
+  // Query heads served here: valid_heads of each of the block's KV heads; with several KV
+  // heads per block the group fits one head tile, so they are contiguous from bh0.
+  const std::size_t bh0 =
+      std::size_t(b) * p.q_heads + std::size_t(kv_first) * p.group + head_tile * kHeads;
+  const int heads_here = kKvPerBlock == 1 ? valid_heads : kKvPerBlock * p.group;
+  for (int idx = threadIdx.x; idx < kKvPerBlock * valid_heads * D; idx += kWarps * kWarp) {
+    const int kv = idx / (valid_heads * D), h = idx / D % valid_heads, d = idx % D;
+    const int w0 = kv * kWarpsPerKv;
     float m_all = -CUDART_INF_F;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, sm_m[w * kHeads + h]);
+    for (int w = w0; w < w0 + kWarpsPerKv; ++w) m_all = fmaxf(m_all, sm_m[w * kHeads + h]);
     float sum = 0.0f, acc = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
+    for (int w = w0; w < w0 + kWarpsPerKv; ++w) {
       const float mw = sm_m[w * kHeads + h];
       if (mw == -CUDART_INF_F) continue;  // a warp with no tokens
       const float weight = exp2f(mw - m_all);
       sum += weight * sm_l[w * kHeads + h];
       acc += weight * sm_o[(w * kHeads + h) * D + d];
     }
+    const std::size_t bh = bh0 + std::size_t(kv) * p.group + h;
     if (p.splits == 1) {
-      store_out<T>(p.out, (bh0 + h) * D + d, acc / sum);
+      store_out<T>(p.out, bh * D + d, acc / sum);
     } else {
-      p.partial_out[((bh0 + h) * p.splits + split) * D + d] = acc / sum;
-      if (d == 0) p.partial_lse[(bh0 + h) * p.splits + split] = m_all + log2f(sum);
+      p.partial_out[(bh * p.splits + split) * D + d] = acc / sum;
+      if (d == 0) p.partial_lse[bh * p.splits + split] = m_all + log2f(sum);
     }
   }
   if (p.splits == 1 || p.split_counters == nullptr) return;
@@ -678,21 +693,23 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   __syncthreads();
   if (!is_last) return;
   __threadfence();
-  merge_splits<T>(p, bh0, valid_heads, reinterpret_cast<float*>(smem));
+  merge_splits<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
   if (threadIdx.x == 0) *counter = 0;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Host-side kernel tables.
 
-template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2>
+template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2, int kKvPerBlock = 1>
 DecodeKernel decode_kernel_entry() {
   DecodeKernel k;
-  k.kernel = reinterpret_cast<const void*>(&decode_kernel<Math, Rows, kWarps, kStages, kPrefetchL2>);
+  k.kernel = reinterpret_cast<const void*>(
+      &decode_kernel<Math, Rows, kWarps, kStages, kPrefetchL2, kKvPerBlock>);
   k.threads = kWarps * kWarp;
   k.smem_bytes = decode_smem_bytes<Math, kWarps, kStages>();
   k.tile_tokens = Math::kTile;
   k.heads_per_block = Math::kHeads;
+  k.kv_per_block = kKvPerBlock;
   return k;
 }
 

@@ -34,22 +34,23 @@ std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan) {
 }
 
 std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan) {
-  return std::int64_t(p.batch) * p.kv_heads * plan.head_tiles;
+  return std::int64_t(p.batch) * (p.kv_heads / plan.kv_per_block) * plan.head_tiles;
 }
 
 DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
   const Tuning& tuning = cuda::tuning();
   const DecodeKernel k = layout == KvLayout::paged ? find_paged_decode_kernel(p, tuning)
                                                    : find_contiguous_decode_kernel(p, tuning);
-  if (k.smem_bytes > 48 * 1024)
-    RB_CUDA_CHECK(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       int(k.smem_bytes)));
+  // Always: the kernel's static shared memory counts against the 48 KiB default too.
+  RB_CUDA_CHECK(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     int(k.smem_bytes)));
   DecodePlan plan;
   plan.kernel = k.kernel;
   plan.threads = k.threads;
   plan.smem_bytes = k.smem_bytes;
   plan.tile_tokens = k.tile_tokens;
   plan.heads_per_block = k.heads_per_block;
+  plan.kv_per_block = k.kv_per_block;
   RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.kernel,
                                                               k.threads, k.smem_bytes));
   if (plan.blocks_per_sm < 1)
@@ -60,11 +61,15 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
   // Split the history only as far as needed to fill the SMs `waves` times over, and never
   // below min_split_tokens per split: each split costs a partial write and a merge.
   plan.head_tiles = ceil_div(p.group(), plan.heads_per_block);
-  const std::int64_t blocks = std::int64_t(p.batch) * p.kv_heads * plan.head_tiles;
+  const std::int64_t blocks =
+      std::int64_t(p.batch) * (p.kv_heads / plan.kv_per_block) * plan.head_tiles;
   const auto wanted = std::int64_t(std::ceil(double(sm_count) * plan.blocks_per_sm * tuning.waves));
   const std::int64_t max_splits = std::max(1, ceil_div(p.length, tuning.min_split_tokens));
-  const std::int64_t splits = std::clamp<std::int64_t>((wanted + blocks - 1) / blocks, 1,
-                                                       std::min<std::int64_t>(max_splits, kMaxSplits));
+  // The in-kernel merge keeps one weight per (query head, split) in shared memory.
+  const std::int64_t heads_per_cta = std::int64_t(plan.kv_per_block) * plan.heads_per_block;
+  const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
+  const std::int64_t splits = std::clamp<std::int64_t>(
+      (wanted + blocks - 1) / blocks, 1, std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)}));
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), plan.tile_tokens) * plan.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
   return plan;
@@ -85,8 +90,8 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   params.split_tokens = plan.split_tokens;
   params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(p.head_dim)));
 
-  const dim3 grid(unsigned(plan.splits), unsigned(p.kv_heads * plan.head_tiles),
-                  unsigned(p.batch));
+  const dim3 grid(unsigned(plan.splits),
+                  unsigned(p.kv_heads / plan.kv_per_block * plan.head_tiles), unsigned(p.batch));
   void* args[] = {&params};
   cudaError_t status = cudaLaunchKernel(plan.kernel, grid, dim3(unsigned(plan.threads)), args,
                                         plan.smem_bytes, stream);

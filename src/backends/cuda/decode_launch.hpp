@@ -56,6 +56,7 @@ struct Tuning {
   bool graph_replay = true;     // time_calls replays a captured graph of the calls
   bool flush_read = false;      // cold flush also streams a second L2-sized buffer (clean L2)
   bool merge_kernel = false;    // merge splits in a second kernel, not in the decode's last block
+  int kv_per_block = 1;         // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
 };
 Tuning& tuning();
 
@@ -64,7 +65,8 @@ struct DecodePlan {
   int threads = 0;
   std::size_t smem_bytes = 0;
   int tile_tokens = 0;      // tokens one warp reads per pipeline stage
-  int heads_per_block = 0;  // query heads one thread block serves
+  int heads_per_block = 0;  // query heads per KV head one thread block serves (a head tile)
+  int kv_per_block = 1;     // KV heads one thread block serves
   int blocks_per_sm = 0;    // occupancy of `kernel`
   int head_tiles = 0;
   int splits = 1;
@@ -99,6 +101,7 @@ struct DecodeKernel {
   std::size_t smem_bytes = 0;
   int tile_tokens = 0;
   int heads_per_block = 0;
+  int kv_per_block = 1;
 };
 DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t);
 DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t);

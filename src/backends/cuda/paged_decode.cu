@@ -13,6 +13,11 @@ using kernels::PagedRows;
 DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t) {
   using M = MmaMath<__nv_bfloat16, 128>;
   if (t.simt_half) return kernels::simt_decode_entry<__nv_bfloat16, 128, PagedRows>(p.group());
+  // Several KV heads per block need whole groups of KV heads and one head tile.
+  if (t.kv_per_block > 1 && p.kv_heads % t.kv_per_block == 0 && p.group() <= M::kHeads) {
+    if (t.kv_per_block == 4) return decode_kernel_entry<M, PagedRows, 4, 3, 0, 4>();
+    if (t.kv_per_block == 8) return decode_kernel_entry<M, PagedRows, 8, 2, 0, 8>();
+  }
   const int stages = t.stages == 0 ? 3 : t.stages;
   const int key = t.warps * 10000 + stages * 1000 + t.prefetch_l2;
   switch (key) {
