@@ -303,6 +303,16 @@ void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrd
       for (int g = 0; g < G; ++g) st.acc[g * D + d] += s[g][r] * scalar_f32(v[r * stride + d]);
 }
 
+// A prefetch into L2. GCC deletes a loop whose body is only __builtin_prefetch (it has no
+// side effect, and C++ loops may be assumed finite), so on x86 it is an asm statement.
+inline void prefetch_l2(const char* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetcht1 %0" : : "m"(*p));
+#else
+  __builtin_prefetch(p, 0, 2);
+#endif
+}
+
 // A block to prefetch, in parts: part i of n covers the i-th n-th of its K and V bytes.
 template <class T>
 struct Prefetch {
@@ -315,8 +325,8 @@ struct Prefetch {
     const auto* kb = reinterpret_cast<const char*>(k);
     const auto* vb = reinterpret_cast<const char*>(v);
     for (std::int64_t off = bytes * i / n / 64 * 64; off < bytes * (i + 1) / n; off += 64) {
-      __builtin_prefetch(kb + off, 0, 2);
-      __builtin_prefetch(vb + off, 0, 2);
+      prefetch_l2(kb + off);
+      prefetch_l2(vb + off);
     }
   }
 };
