@@ -3,7 +3,7 @@
 // L2), and runs small cases for compute-sanitizer. Not part of readbench; built by
 // bench/h200/build.sh. Final numbers come from `readbench run`.
 //
-//   cuda_variants sanitize          small cases of both kernels, both paths (exit 1 on a failure)
+//   cuda_variants sanitize [SPEC]   small cases of both kernels, both paths (exit 1 on a failure)
 //   cuda_variants bench [CSV]       the target shapes and the variants; CSV rows to CSV
 //   cuda_variants profile           one call of each path at B=32 L=16384 (for ncu)
 #include <algorithm>
@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -59,7 +58,8 @@ Stat sample(rb::Backend& be, rb::Path p, int calls, rb::CacheState cache, int n)
   return {t.front(), t[t.size() / 2], n};
 }
 
-int sanitize() {
+int sanitize(const char* spec) {
+  if (spec != nullptr) rb::cuda::apply_tuning(rb::cuda::tuning(), spec);
   auto be = rb::make_cuda_backend(0);
   const std::vector<rb::Workload> cases = {
       make(rb::DType::bf16, 3, 32, 8, 128, 16, 1000, 2),  // mma, split history (B*Hkv small)
@@ -67,6 +67,7 @@ int sanitize() {
       make(rb::DType::f32, 3, 32, 8, 128, 16, 1000, 1),   // simt, split
       make(rb::DType::f16, 2, 8, 8, 64, 5, 77, 1),        // mma D=64, odd block, G=1
       make(rb::DType::f32, 2, 32, 2, 256, 8, 300, 1),     // simt D=256, G=16 (two head tiles)
+      make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 2),  // short splits: eight warps by default
   };
   int failures = 0;
   for (const auto& w : cases) {
@@ -87,7 +88,7 @@ int sanitize() {
 
 struct Variant {
   std::string name;
-  std::function<void(rb::cuda::Tuning&)> set;
+  std::string spec;  // for rb::cuda::apply_tuning
 };
 
 int bench(const char* csv_path) {
@@ -109,20 +110,16 @@ int bench(const char* csv_path) {
               "calls", "min_us", "med_us", "TB/s", "TB/s_md", "splits", "err");
 
   const std::vector<Variant> kernel_variants = {
-      {"w4s2", [](auto& t) { t.stages = 2; }},
-      {"w4s4", [](auto& t) { t.stages = 4; }},
-      {"w8s2", [](auto& t) { t.warps = 8, t.stages = 2; }},
-      {"w8s3", [](auto& t) { t.warps = 8, t.stages = 3; }},
-      {"w4s3_pf256", [](auto& t) { t.prefetch_l2 = 256; }},
-      {"kv4", [](auto& t) { t.kv_per_block = 4; }},
-      {"kv8", [](auto& t) { t.kv_per_block = 8; }},
-      {"kv8_waves2", [](auto& t) { t.kv_per_block = 8, t.waves = 2; }},
-      {"simt", [](auto& t) { t.simt_half = true; }},
-      {"waves2", [](auto& t) { t.waves = 2; }},
-      {"minsplit128", [](auto& t) { t.min_split_tokens = 128; }},
-      {"minsplit512", [](auto& t) { t.min_split_tokens = 512; }},
-      {"merge_kernel", [](auto& t) { t.merge_kernel = true; }},
-      {"flushread", [](auto& t) { t.flush_read = true; }},
+      {"w4", "warps=4"},          {"w8", "warps=8"},
+      {"w4s2", "warps=4,stages=2"}, {"w4s4", "warps=4,stages=4"},
+      {"w8s3", "warps=8,stages=3"}, {"l1", "l1=1"},
+      {"w4_l1", "warps=4,l1=1"},  {"w8_l1", "warps=8,l1=1"},
+      {"kv4", "kv=4"},            {"kv4_l1", "kv=4,l1=1"},
+      {"kv8", "kv=8"},            {"kv8_l1", "kv=8,l1=1"},
+      {"simt", "simt=1"},         {"waves2", "waves=2"},
+      {"minsplit128", "minsplit=128"}, {"minsplit64", "minsplit=64"},
+      {"minsplit128_l1", "minsplit=128,l1=1"}, {"merge_kernel", "merge=1"},
+      {"flushread", "flushread=1"},
   };
 
   struct Target {
@@ -191,7 +188,7 @@ int bench(const char* csv_path) {
     }
     for (const auto& v : kernel_variants) {
       rb::cuda::tuning() = rb::cuda::Tuning{};
-      v.set(rb::cuda::tuning());
+      rb::cuda::apply_tuning(rb::cuda::tuning(), v.spec);
       rb::cuda::replan_cuda_backend(*be);
       const double err = err_of(rb::Path::fused);
       if (!(err <= rb::tolerance(w.dtype))) {
@@ -213,18 +210,18 @@ int bench(const char* csv_path) {
 // One cold call per (shape, variant), for ncu: the decode kernels of the target shapes.
 int profile() {
   auto be = rb::make_cuda_backend(0);
-  const std::vector<std::pair<rb::Workload, std::vector<int>>> runs = {
-      {make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 1), {1, 4, 8}},
-      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 65536, 1), {1, 8}},
-      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 1), {1}},
+  const std::vector<std::pair<rb::Workload, std::vector<const char*>>> runs = {
+      {make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 1), {"", "l1=1", "kv=4", "kv=4,l1=1"}},
+      {make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 1), {"", "l1=1"}},
   };
-  for (const auto& [w, kv_per_block] : runs) {
+  for (const auto& [w, specs] : runs) {
     rb::cuda::tuning() = rb::cuda::Tuning{};
     be->prepare(rb::make_host_workload(w));
-    for (const int kv : kv_per_block) {
-      rb::cuda::tuning().kv_per_block = kv;
+    for (const char* spec : specs) {
+      rb::cuda::tuning() = rb::cuda::Tuning{};
+      rb::cuda::apply_tuning(rb::cuda::tuning(), spec);
       rb::cuda::replan_cuda_backend(*be);
-      std::printf("profile %s kv_per_block=%d\n", name_of(w).c_str(), kv);
+      std::printf("profile %s [%s]\n", name_of(w).c_str(), spec);
       std::fflush(stdout);
       be->time_calls(rb::Path::fused, 1, rb::CacheState::cold);
     }
@@ -235,7 +232,7 @@ int profile() {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "bench";
   try {
-    if (mode == "sanitize") return sanitize();
+    if (mode == "sanitize") return sanitize(argc > 2 ? argv[2] : nullptr);
     if (mode == "profile") return profile();
     if (mode == "bench") return bench(argc > 2 ? argv[2] : "cuda_variants.csv");
     std::cerr << "usage: cuda_variants sanitize | bench [CSV] | profile\n";

@@ -42,8 +42,9 @@ __global__ void __launch_bounds__(256) block_gather_kernel(const __grid_constant
 
 }  // namespace
 
-DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& /*t*/) {
-  return kernels::find_decode_kernel<kernels::ContiguousRows>(p);
+DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& /*t*/,
+                                           int warps) {
+  return kernels::find_decode_kernel<kernels::ContiguousRows>(p, warps);
 }
 
 cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, const void* v_pool,

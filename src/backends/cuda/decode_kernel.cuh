@@ -114,11 +114,11 @@ __device__ __forceinline__ void store_out<__half>(void* out, std::size_t i, floa
 // ---------------------------------------------------------------------------------------------
 // Asynchronous copies and warp-level matrix instructions.
 
-template <int kPrefetchL2>
-__device__ __forceinline__ void cp_async_16(uint32_t smem_addr, const void* gmem) {
-  if constexpr (kPrefetchL2 == 256) {
-    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(smem_addr),
-                 "l"(gmem));
+// 16 bytes global -> shared. `through_l1` (.ca) lets L1 merge the two 16-byte halves of each
+// 32-byte sector into one L2 request; .cg sends each lane's request to L2 on its own.
+__device__ __forceinline__ void cp_async_16(uint32_t smem_addr, const void* gmem, bool through_l1) {
+  if (through_l1) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr), "l"(gmem));
   } else {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr), "l"(gmem));
   }
@@ -184,13 +184,20 @@ __device__ __forceinline__ float softmax_base(float m) { return m == -CUDART_INF
 // ---------------------------------------------------------------------------------------------
 // Row policies: token -> row of the K/V tensor viewed as [rows, Hkv, D].
 
+// tok / S by multiply and shift (Granlund-Montgomery; exact for tok < 2^31): a hardware
+// integer division is a long dependent chain on the path of every tile's first copy.
+__device__ __forceinline__ uint32_t div_block(const DecodeParams& p, int tok) {
+  return uint32_t((uint64_t(uint32_t(tok)) * p.block_div_magic) >> p.block_div_shift);
+}
+
 struct PagedRows {
   // The block-table entry of `tok`, loaded a tile before `row` needs it.
   __device__ static int fetch(const DecodeParams& p, int b, int tok) {
-    return __ldg(p.block_table + std::size_t(b) * p.blocks_per_seq + tok / p.block_size);
+    return __ldg(p.block_table + std::size_t(b) * p.blocks_per_seq + div_block(p, tok));
   }
   __device__ static uint32_t row(const DecodeParams& p, int /*b*/, int tok, int fetched) {
-    return uint32_t(fetched) * uint32_t(p.block_size) + uint32_t(tok % p.block_size);
+    const uint32_t offset = uint32_t(tok) - div_block(p, tok) * uint32_t(p.block_size);
+    return uint32_t(fetched) * uint32_t(p.block_size) + offset;
   }
 };
 
@@ -541,21 +548,30 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
     for (int s = lane; s < p.splits; s += kWarp) weights[h * p.splits + s] /= sum;
   }
   __syncthreads();
-  for (int idx = threadIdx.x; idx < heads * p.head_dim; idx += blockDim.x) {
-    const int h = idx / p.head_dim, d = idx % p.head_dim;
+  // Four consecutive d per thread: 16-byte loads, a quarter of the loop trips.
+  const int quads = p.head_dim / 4;
+  for (int idx = threadIdx.x; idx < heads * quads; idx += blockDim.x) {
+    const int h = idx / quads, d = idx % quads * 4;
     const float* partial = p.partial_out + (bh0 + h) * p.splits * p.head_dim + d;  // [splits]
-    float acc = 0.0f;
+    float4 acc = make_float4(0, 0, 0, 0);
 #pragma unroll 4
-    for (int s = 0; s < p.splits; ++s)
-      acc = fmaf(weights[h * p.splits + s], __ldcg(partial + std::size_t(s) * p.head_dim), acc);
-    store_out<T>(p.out, (bh0 + h) * p.head_dim + d, acc);
+    for (int s = 0; s < p.splits; ++s) {
+      const float w = weights[h * p.splits + s];
+      const float4 x = __ldcg(reinterpret_cast<const float4*>(partial + std::size_t(s) * p.head_dim));
+      acc.x = fmaf(w, x.x, acc.x);
+      acc.y = fmaf(w, x.y, acc.y);
+      acc.z = fmaf(w, x.z, acc.z);
+      acc.w = fmaf(w, x.w, acc.w);
+    }
+    const std::size_t o = (bh0 + h) * p.head_dim + d;
+    store_out<T>(p.out, o, acc.x);
+    store_out<T>(p.out, o + 1, acc.y);
+    store_out<T>(p.out, o + 2, acc.z);
+    store_out<T>(p.out, o + 3, acc.w);
   }
 }
 
-// kKvPerBlock > 1: the block's warps split into kKvPerBlock groups, one KV head each, that read
-// the same tokens at the same time, so the block's copies cover neighbouring rows of the
-// [.., Hkv, D] layout (whole blocks of the pool when kKvPerBlock == Hkv).
-template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2, int kKvPerBlock>
+template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock>
 __global__ void __launch_bounds__(kWarps* kWarp)
     decode_kernel(const __grid_constant__ DecodeParams p) {
   using T = typename Math::T;
@@ -624,8 +640,8 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       const int r = q / kRowChunks, chunk = q % kRowChunks;
       const std::size_t offset =
           std::size_t(__shfl_sync(0xffffffffu, row, r)) * row_stride + std::size_t(chunk) * 16;
-      cp_async_16<kPrefetchL2>(k_dst + uint32_t(Tile::k_slot(r, chunk) * 16), k_base + offset);
-      cp_async_16<kPrefetchL2>(v_dst + uint32_t(Tile::v_slot(r, chunk) * 16), v_base + offset);
+      cp_async_16(k_dst + uint32_t(Tile::k_slot(r, chunk) * 16), k_base + offset, p.copy_through_l1);
+      cp_async_16(v_dst + uint32_t(Tile::v_slot(r, chunk) * 16), v_base + offset, p.copy_through_l1);
     }
   };
 
@@ -658,26 +674,38 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const std::size_t bh0 =
       std::size_t(b) * p.q_heads + std::size_t(kv_first) * p.group + head_tile * kHeads;
   const int heads_here = kKvPerBlock == 1 ? valid_heads : kKvPerBlock * p.group;
-  for (int idx = threadIdx.x; idx < kKvPerBlock * valid_heads * D; idx += kWarps * kWarp) {
-    const int kv = idx / (valid_heads * D), h = idx / D % valid_heads, d = idx % D;
+  constexpr int kQuads = D / 4;  // four consecutive d per thread
+  for (int idx = threadIdx.x; idx < kKvPerBlock * valid_heads * kQuads; idx += kWarps * kWarp) {
+    const int kv = idx / (valid_heads * kQuads), h = idx / kQuads % valid_heads;
+    const int d = idx % kQuads * 4;
     const int w0 = kv * kWarpsPerKv;
     float m_all = -CUDART_INF_F;
 #pragma unroll
     for (int w = w0; w < w0 + kWarpsPerKv; ++w) m_all = fmaxf(m_all, sm_m[w * kHeads + h]);
-    float sum = 0.0f, acc = 0.0f;
+    float sum = 0.0f;
+    float4 acc = make_float4(0, 0, 0, 0);
 #pragma unroll
     for (int w = w0; w < w0 + kWarpsPerKv; ++w) {
       const float mw = sm_m[w * kHeads + h];
       if (mw == -CUDART_INF_F) continue;  // a warp with no tokens
       const float weight = exp2f(mw - m_all);
+      const float4 x = *reinterpret_cast<const float4*>(sm_o + (w * kHeads + h) * D + d);
       sum += weight * sm_l[w * kHeads + h];
-      acc += weight * sm_o[(w * kHeads + h) * D + d];
+      acc.x = fmaf(weight, x.x, acc.x);
+      acc.y = fmaf(weight, x.y, acc.y);
+      acc.z = fmaf(weight, x.z, acc.z);
+      acc.w = fmaf(weight, x.w, acc.w);
     }
+    const float inv = 1.0f / sum;
     const std::size_t bh = bh0 + std::size_t(kv) * p.group + h;
     if (p.splits == 1) {
-      store_out<T>(p.out, bh * D + d, acc / sum);
+      store_out<T>(p.out, bh * D + d, acc.x * inv);
+      store_out<T>(p.out, bh * D + d + 1, acc.y * inv);
+      store_out<T>(p.out, bh * D + d + 2, acc.z * inv);
+      store_out<T>(p.out, bh * D + d + 3, acc.w * inv);
     } else {
-      p.partial_out[(bh * p.splits + split) * D + d] = acc / sum;
+      *reinterpret_cast<float4*>(p.partial_out + (bh * p.splits + split) * D + d) =
+          make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
       if (d == 0) p.partial_lse[bh * p.splits + split] = m_all + log2f(sum);
     }
   }
@@ -700,11 +728,11 @@ __global__ void __launch_bounds__(kWarps* kWarp)
 // ---------------------------------------------------------------------------------------------
 // Host-side kernel tables.
 
-template <class Math, class Rows, int kWarps, int kStages, int kPrefetchL2, int kKvPerBlock = 1>
+template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock = 1>
 DecodeKernel decode_kernel_entry() {
   DecodeKernel k;
-  k.kernel = reinterpret_cast<const void*>(
-      &decode_kernel<Math, Rows, kWarps, kStages, kPrefetchL2, kKvPerBlock>);
+  k.kernel =
+      reinterpret_cast<const void*>(&decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock>);
   k.threads = kWarps * kWarp;
   k.smem_bytes = decode_smem_bytes<Math, kWarps, kStages>();
   k.tile_tokens = Math::kTile;
@@ -713,39 +741,47 @@ DecodeKernel decode_kernel_entry() {
   return k;
 }
 
-// Four warps; three stages when a stage is at most 8 KiB a warp, else two (sm_80 fits both).
+// The two shapes of block every kernel comes in (sm_80 fits both): four warps with three stages
+// (two when a stage exceeds 8 KiB a warp), and, for short splits, eight warps with two stages
+// (a stage of at most 8 KiB; otherwise the four-warp block).
 template <class Math, class Rows>
-DecodeKernel default_decode_entry() {
-  constexpr int kStages = stage_chunks<Math>() * 16 <= 8192 ? 3 : 2;
-  return decode_kernel_entry<Math, Rows, 4, kStages, 0>();
+DecodeKernel default_decode_entry(int warps) {
+  constexpr bool kSmallStage = stage_chunks<Math>() * 16 <= 8192;
+  if constexpr (kSmallStage) {
+    if (warps == 8) return decode_kernel_entry<Math, Rows, 8, 2>();
+    return decode_kernel_entry<Math, Rows, 4, 3>();
+  } else {
+    return decode_kernel_entry<Math, Rows, 4, 2>();
+  }
 }
 
 // The CUDA-core kernel for a group: the smallest compiled head count that holds it; larger
 // groups take several thread blocks per KV head.
 template <class T, int D, class Rows>
-DecodeKernel simt_decode_entry(int group) {
-  if (group <= 1) return default_decode_entry<SimtMath<T, D, 1>, Rows>();
-  if (group <= 2) return default_decode_entry<SimtMath<T, D, 2>, Rows>();
-  if (group <= 4) return default_decode_entry<SimtMath<T, D, 4>, Rows>();
-  return default_decode_entry<SimtMath<T, D, 8>, Rows>();
+DecodeKernel simt_decode_entry(int group, int warps) {
+  if (group <= 1) return default_decode_entry<SimtMath<T, D, 1>, Rows>(warps);
+  if (group <= 2) return default_decode_entry<SimtMath<T, D, 2>, Rows>(warps);
+  if (group <= 4) return default_decode_entry<SimtMath<T, D, 4>, Rows>(warps);
+  return default_decode_entry<SimtMath<T, D, 8>, Rows>(warps);
 }
 
 template <class Rows, int D>
-DecodeKernel find_decode_kernel_for_dim(const DecodeProblem& p) {
+DecodeKernel find_decode_kernel_for_dim(const DecodeProblem& p, int warps) {
   switch (p.dtype) {
-    case DType::f32: return simt_decode_entry<float, D, Rows>(p.group());
-    case DType::f16: return default_decode_entry<MmaMath<__half, D>, Rows>();
-    case DType::bf16: return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>();
+    case DType::f32: return simt_decode_entry<float, D, Rows>(p.group(), warps);
+    case DType::f16: return default_decode_entry<MmaMath<__half, D>, Rows>(warps);
+    case DType::bf16: return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>(warps);
   }
   return {};
 }
 
+// The kernel for `p` with `warps` (4 or 8) warps a block where that shape exists.
 template <class Rows>
-DecodeKernel find_decode_kernel(const DecodeProblem& p) {
+DecodeKernel find_decode_kernel(const DecodeProblem& p, int warps) {
   switch (p.head_dim) {
-    case 64: return find_decode_kernel_for_dim<Rows, 64>(p);
-    case 128: return find_decode_kernel_for_dim<Rows, 128>(p);
-    case 256: return find_decode_kernel_for_dim<Rows, 256>(p);
+    case 64: return find_decode_kernel_for_dim<Rows, 64>(p, warps);
+    case 128: return find_decode_kernel_for_dim<Rows, 128>(p, warps);
+    case 256: return find_decode_kernel_for_dim<Rows, 256>(p, warps);
     default: break;
   }
   throw InputError("--head-dim " + std::to_string(p.head_dim) +

@@ -1,7 +1,9 @@
 // Plans and launches the decode kernels of decode_kernel.cuh, and merges history splits.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/decode_kernel.cuh"
@@ -37,10 +39,13 @@ std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan)
   return std::int64_t(p.batch) * (p.kv_heads / plan.kv_per_block) * plan.head_tiles;
 }
 
-DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
+namespace {
+
+DecodePlan plan_for(const DecodeProblem& p, KvLayout layout, int sm_count, int warps) {
   const Tuning& tuning = cuda::tuning();
-  const DecodeKernel k = layout == KvLayout::paged ? find_paged_decode_kernel(p, tuning)
-                                                   : find_contiguous_decode_kernel(p, tuning);
+  const DecodeKernel k = layout == KvLayout::paged
+                             ? find_paged_decode_kernel(p, tuning, warps)
+                             : find_contiguous_decode_kernel(p, tuning, warps);
   // Always: the kernel's static shared memory counts against the 48 KiB default too.
   RB_CUDA_CHECK(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      int(k.smem_bytes)));
@@ -51,6 +56,7 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
   plan.tile_tokens = k.tile_tokens;
   plan.heads_per_block = k.heads_per_block;
   plan.kv_per_block = k.kv_per_block;
+  plan.copy_through_l1 = tuning.copy_through_l1;
   RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.kernel,
                                                               k.threads, k.smem_bytes));
   if (plan.blocks_per_sm < 1)
@@ -58,21 +64,66 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
                        " needs " + std::to_string(k.smem_bytes) +
                        " bytes of shared memory per block, more than this device offers");
 
-  // Split the history only as far as needed to fill the SMs `waves` times over, and never
-  // below min_split_tokens per split: each split costs a partial write and a merge.
+  // Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
+  // no partial wave), and never below min_split_tokens per split: a split costs a partial write
+  // and a merge.
   plan.head_tiles = ceil_div(p.group(), plan.heads_per_block);
   const std::int64_t blocks =
       std::int64_t(p.batch) * (p.kv_heads / plan.kv_per_block) * plan.head_tiles;
-  const auto wanted = std::int64_t(std::ceil(double(sm_count) * plan.blocks_per_sm * tuning.waves));
+  const auto wanted = std::int64_t(double(sm_count) * plan.blocks_per_sm * tuning.waves);
   const std::int64_t max_splits = std::max(1, ceil_div(p.length, tuning.min_split_tokens));
   // The in-kernel merge keeps one weight per (query head, split) in shared memory.
   const std::int64_t heads_per_cta = std::int64_t(plan.kv_per_block) * plan.heads_per_block;
   const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
   const std::int64_t splits = std::clamp<std::int64_t>(
-      (wanted + blocks - 1) / blocks, 1, std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)}));
+      wanted / blocks, 1, std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)}));
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), plan.tile_tokens) * plan.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
   return plan;
+}
+
+// Splits this short leave each of four warps at most this many tiles: then eight warps of half
+// the work each finish sooner (the per-warp chain of dependent instructions is the time).
+constexpr int kShortSplitTiles = 8;
+
+}  // namespace
+
+DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
+  const int forced = cuda::tuning().warps;
+  if (forced != 0) return plan_for(p, layout, sm_count, forced);
+  const DecodePlan four = plan_for(p, layout, sm_count, 4);
+  const int warps_per_kv = four.threads / 32 / four.kv_per_block;
+  if (ceil_div(four.split_tokens, std::int64_t(four.tile_tokens) * warps_per_kv) > kShortSplitTiles)
+    return four;
+  const DecodePlan eight = plan_for(p, layout, sm_count, 8);
+  return eight.threads == 8 * 32 ? eight : four;
+}
+
+void apply_tuning(Tuning& t, std::string_view spec) {
+  while (!spec.empty()) {
+    const std::size_t comma = spec.find(',');
+    const std::string_view item = spec.substr(0, comma);
+    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos)
+      throw InputError("tuning entry '" + std::string(item) + "' is not key=value");
+    const std::string key(item.substr(0, eq)), value(item.substr(eq + 1));
+    char* end = nullptr;
+    const double x = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0')
+      throw InputError("tuning entry '" + std::string(item) + "' needs a number");
+    if (key == "warps") t.warps = int(x);
+    else if (key == "stages") t.stages = int(x);
+    else if (key == "kv") t.kv_per_block = int(x);
+    else if (key == "l1") t.copy_through_l1 = x != 0;
+    else if (key == "simt") t.simt_half = x != 0;
+    else if (key == "waves") t.waves = x;
+    else if (key == "minsplit") t.min_split_tokens = int(x);
+    else if (key == "graph") t.graph_replay = x != 0;
+    else if (key == "flushread") t.flush_read = x != 0;
+    else if (key == "merge") t.merge_kernel = x != 0;
+    else throw InputError("unknown tuning key '" + key + "'");
+  }
 }
 
 cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, DecodeParams params,
@@ -89,6 +140,13 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   params.splits = plan.splits;
   params.split_tokens = plan.split_tokens;
   params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(p.head_dim)));
+  params.copy_through_l1 = plan.copy_through_l1;
+  // Granlund-Montgomery: magic = ceil(2^(32 + l) / S), l = ceil(log2 S); exact for tok < 2^31.
+  int l = 0;
+  while ((std::uint64_t(1) << l) < std::uint64_t(p.block_size)) ++l;
+  params.block_div_shift = 32 + l;
+  params.block_div_magic =
+      ((std::uint64_t(1) << (32 + l)) + std::uint64_t(p.block_size) - 1) / std::uint64_t(p.block_size);
 
   const dim3 grid(unsigned(plan.splits),
                   unsigned(p.kv_heads / plan.kv_per_block * plan.head_tiles), unsigned(p.batch));

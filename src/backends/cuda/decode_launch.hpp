@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "core/dtype.hpp"
 
@@ -43,22 +44,28 @@ struct DecodeParams {
   int splits = 1;        // history splits (flash-decoding); grid.x
   int split_tokens = 0;  // tokens per split, a multiple of the kernel's tile
   float scale_log2 = 0;  // log2(e) / sqrt(D): scores are kept in log2 units
+  std::uint64_t block_div_magic = 0;  // tok / S == (tok * magic) >> shift for tok < 2^31
+  int block_div_shift = 0;
+  bool copy_through_l1 = false;  // cp.async.ca rather than .cg
 };
 
 // Knobs for variant runs (bench/h200); readbench itself uses the defaults.
 struct Tuning {
-  int warps = 4;                // warps per thread block
-  int stages = 0;               // cp.async pipeline depth per warp; 0: by tile size
-  int prefetch_l2 = 0;          // 0, or 256: L2 prefetch hint on the K/V loads
-  bool simt_half = false;       // f16/bf16 through the CUDA-core kernel instead of mma
+  int warps = 0;                // warps a block: 0 picks 8 for short splits, else 4; or 4, 8
+  int stages = 0;               // cp.async depth: 0 by block shape (bf16 D=128 variants: 2, 4)
+  int kv_per_block = 1;         // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
+  bool copy_through_l1 = false; // cp.async.ca: L1 merges the halves of each sector
+  bool simt_half = false;       // bf16 D=128 through the CUDA-core kernel instead of mma
   double waves = 1.0;           // thread blocks wanted, in multiples of what fits on the SMs
   int min_split_tokens = 256;   // never split the history finer than this
   bool graph_replay = true;     // time_calls replays a captured graph of the calls
   bool flush_read = false;      // cold flush also streams a second L2-sized buffer (clean L2)
   bool merge_kernel = false;    // merge splits in a second kernel, not in the decode's last block
-  int kv_per_block = 1;         // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
 };
 Tuning& tuning();
+// Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
+// merge) to `t`, as bench/h200 names its variants. Throws InputError naming a bad entry.
+void apply_tuning(Tuning& t, std::string_view spec);
 
 struct DecodePlan {
   const void* kernel = nullptr;  // the __global__ function chosen for the problem
@@ -68,6 +75,7 @@ struct DecodePlan {
   int heads_per_block = 0;  // query heads per KV head one thread block serves (a head tile)
   int kv_per_block = 1;     // KV heads one thread block serves
   int blocks_per_sm = 0;    // occupancy of `kernel`
+  bool copy_through_l1 = false;
   int head_tiles = 0;
   int splits = 1;
   int split_tokens = 0;
@@ -103,7 +111,7 @@ struct DecodeKernel {
   int heads_per_block = 0;
   int kv_per_block = 1;
 };
-DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t);
-DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t);
+DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t, int warps);
+DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t, int warps);
 
 }  // namespace readbench::cuda

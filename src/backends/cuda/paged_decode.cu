@@ -10,36 +10,31 @@ using kernels::MmaMath;
 using kernels::PagedRows;
 
 // The defaults' shape (bf16, D = 128) also has the variants bench/h200/NOTES.md compares.
-DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t) {
+DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t, int warps) {
   using M = MmaMath<__nv_bfloat16, 128>;
-  if (t.simt_half) return kernels::simt_decode_entry<__nv_bfloat16, 128, PagedRows>(p.group());
+  if (t.simt_half)
+    return kernels::simt_decode_entry<__nv_bfloat16, 128, PagedRows>(p.group(), warps);
   // Several KV heads per block need whole groups of KV heads and one head tile.
   if (t.kv_per_block > 1 && p.kv_heads % t.kv_per_block == 0 && p.group() <= M::kHeads) {
-    if (t.kv_per_block == 4) return decode_kernel_entry<M, PagedRows, 4, 3, 0, 4>();
-    if (t.kv_per_block == 8) return decode_kernel_entry<M, PagedRows, 8, 2, 0, 8>();
+    if (t.kv_per_block == 4) return decode_kernel_entry<M, PagedRows, 4, 3, 4>();
+    if (t.kv_per_block == 8) return decode_kernel_entry<M, PagedRows, 8, 3, 8>();  // sm_90 only
   }
-  const int stages = t.stages == 0 ? 3 : t.stages;
-  const int key = t.warps * 10000 + stages * 1000 + t.prefetch_l2;
-  switch (key) {
-    case 42000: return decode_kernel_entry<M, PagedRows, 4, 2, 0>();
-    case 43000: return decode_kernel_entry<M, PagedRows, 4, 3, 0>();
-    case 44000: return decode_kernel_entry<M, PagedRows, 4, 4, 0>();
-    case 82000: return decode_kernel_entry<M, PagedRows, 8, 2, 0>();
-    case 83000: return decode_kernel_entry<M, PagedRows, 8, 3, 0>();
-    case 43256: return decode_kernel_entry<M, PagedRows, 4, 3, 256>();
-    case 82256: return decode_kernel_entry<M, PagedRows, 8, 2, 256>();
+  if (t.stages == 0) return kernels::find_decode_kernel<PagedRows>(p, warps);
+  switch (warps * 10 + t.stages) {
+    case 42: return decode_kernel_entry<M, PagedRows, 4, 2>();
+    case 44: return decode_kernel_entry<M, PagedRows, 4, 4>();
+    case 83: return decode_kernel_entry<M, PagedRows, 8, 3>();  // sm_90 only (192 KiB)
     default: break;
   }
-  throw InputError("no compiled decode variant with " + std::to_string(t.warps) + " warps, " +
-                   std::to_string(stages) + " stages, L2 prefetch " +
-                   std::to_string(t.prefetch_l2));
+  throw InputError("no compiled decode variant with " + std::to_string(warps) + " warps and " +
+                   std::to_string(t.stages) + " stages");
 }
 
 }  // namespace
 
-DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t) {
-  if (p.dtype == DType::bf16 && p.head_dim == 128) return find_bf16_d128_variant(p, t);
-  return kernels::find_decode_kernel<PagedRows>(p);
+DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t, int warps) {
+  if (p.dtype == DType::bf16 && p.head_dim == 128) return find_bf16_d128_variant(p, t, warps);
+  return kernels::find_decode_kernel<PagedRows>(p, warps);
 }
 
 }  // namespace readbench::cuda
