@@ -11,25 +11,25 @@ smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.m
 echo "before: $(smi)" > "$out/device.txt"
 for step in $steps; do
   case $step in
-    tests) (time "$bin/readbench_gpu_tests" -d) > "$out/tests.txt" 2>&1; echo "tests rc=$?" ;;
+    tests) (time timeout 60 "$bin/readbench_gpu_tests" -d) > "$out/tests.txt" 2>&1; echo "tests rc=$?" ;;
     variant_tests)  # the whole suite under each candidate default
       for spec in warps=4 warps=8 l1=1 warps=4,l1=1 warps=8,l1=1 minsplit=128,l1=1 kv=4,l1=1; do
-        READBENCH_TEST_CUDA_TUNING=$spec "$bin/readbench_gpu_tests" > "$out/t.txt" 2>&1
+        READBENCH_TEST_CUDA_TUNING=$spec timeout 60 "$bin/readbench_gpu_tests" > "$out/t.txt" 2>&1
         echo "variant tests [$spec] rc=$? $(grep -E 'test cases' "$out/t.txt")" | tee -a "$out/variant_tests.txt"
         grep -E "ERROR|FAILED" "$out/t.txt" | head -5 >> "$out/variant_tests.txt"
       done; rm -f "$out/t.txt" ;;
-    bench) "$bin/cuda_variants" bench "$out/variants.csv" > "$out/bench.txt" 2>&1; echo "bench rc=$?" ;;
+    bench) timeout 150 "$bin/cuda_variants" bench "$out/variants.csv" > "$out/bench.txt" 2>&1; echo "bench rc=$?" ;;
     sanitize)
       for run in memcheck: racecheck: initcheck: synccheck: memcheck:l1=1,warps=8 \
                  racecheck:l1=1,warps=8 memcheck:l1=1,warps=4 racecheck:l1=1,warps=4; do
         tool=${run%%:*}; spec=${run#*:}
         echo "== $tool [$spec]" >> "$out/sanitizer.txt"
-        compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/cuda_variants" sanitize $spec \
+        timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/cuda_variants" sanitize $spec \
           >> "$out/sanitizer.txt" 2>&1
         echo "sanitizer $tool [$spec] rc=$?" | tee -a "$out/sanitizer.txt"
       done ;;
     ncu)
-      ncu --clock-control none -k regex:decode_kernel --section SpeedOfLight \
+      timeout 120 ncu --clock-control none -k regex:decode_kernel --section SpeedOfLight \
         --section Occupancy --section WarpStateStats --section LaunchStats \
         --metrics lts__t_sector_hit_rate.pct,lts__t_requests_srcunit_tex.sum,lts__t_sectors_srcunit_tex.sum,dram__bytes_read.sum \
         "$bin/cuda_variants" profile > "$out/ncu.txt" 2>&1
