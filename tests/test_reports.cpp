@@ -429,6 +429,13 @@ TEST_CASE("CSV points are read by header name, ignoring other columns and quotes
   CHECK(s[0].points[2].length == 256);
 }
 
+TEST_CASE("a CSV saved with a UTF-8 byte-order mark is read like one without") {
+  const auto s = parse_points("\xEF\xBB\xBFlength,seconds\n16,1e-6\n64,4e-6\n");
+  REQUIRE(s.size() == 1);
+  REQUIRE(s[0].points.size() == 2);
+  CHECK(s[0].points[1].length == 64);
+}
+
 TEST_CASE("a JSON array of length and seconds objects is read in order") {
   const auto s = parse_points(R"([{"length": 16, "seconds": 1e-6, "note": "x"},
                                   {"length": 64, "seconds": 4e-6}])");

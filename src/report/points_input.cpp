@@ -119,7 +119,9 @@ std::vector<PointSeries> parse_report(const json& report) {
 
 }  // namespace
 
-std::vector<PointSeries> parse_points(const std::string& text) {
+std::vector<PointSeries> parse_points(const std::string& input) {
+  // Spreadsheets save "CSV UTF-8" with a byte-order mark, which would hide the header.
+  const std::string text = input.rfind("\xEF\xBB\xBF", 0) == 0 ? input.substr(3) : input;
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw InputError("the input is empty");
   if (text[first] != '[' && text[first] != '{') return parse_csv(text);
