@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -28,6 +29,10 @@ std::string read_input(const std::string& path) {
     os << std::cin.rdbuf();
     return os.str();
   }
+  // Opening a directory succeeds; reading it throws a library error that names no file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("cannot read '" + path + "': it is a directory");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
