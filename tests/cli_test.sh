@@ -148,6 +148,8 @@ grep -q 'regime: linear' "$WORK/out" && pass "fit CSV reads linear" ||
 expect_ok "fit JSON array file" "$BIN" fit good.json
 grep -q 'regime: sublinear' "$WORK/out" && pass "fit JSON array reads sublinear" ||
   fail "fit JSON array reads sublinear" "$(head -c 200 "$WORK/out")"
+printf '\xef\xbb\xbflength,seconds\n16,1e-6\n64,4e-6\n' >bom.csv
+expect_ok "fit CSV with a UTF-8 byte-order mark" "$BIN" fit bom.csv
 IN=good.csv expect_ok "fit from stdin (no file argument)" "$BIN" fit
 IN=good.json expect_ok "fit from stdin (-)" "$BIN" fit -
 
@@ -186,6 +188,10 @@ expect_usage_error "fit one distinct length" "$BIN" fit one_length.csv
 expect_usage_error "fit JSON string number" "$BIN" fit string.json
 expect_usage_error "fit malformed JSON" "$BIN" fit truncated.json
 expect_usage_error "fit missing file" "$BIN" fit does-not-exist.csv
+mkdir -p a_directory
+expect_usage_error "fit a directory" "$BIN" fit a_directory
+grep -q "a_directory" "$WORK/err" && pass "fit a directory names it" ||
+  fail "fit a directory names it" "$(first_err)"
 IN=empty.csv expect_usage_error "fit empty stdin" "$BIN" fit
 expect_usage_error "fit --fit-from leaving one point" "$BIN" fit --fit-from 1000 good.csv
 expect_usage_error "fit --json into a missing directory" "$BIN" fit --json /nonexistent/fit.json good.csv

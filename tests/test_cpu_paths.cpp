@@ -10,11 +10,21 @@
 
 #include "backends/backend.hpp"
 #include "backends/cpu/paged_attention.hpp"
+#include "core/aligned_buffer.hpp"
 #include "core/errors.hpp"
 #include "core/reference.hpp"
 #include "measure/verify.hpp"
 
 using namespace readbench;
+
+// The kernels compiled for the build's baseline target. The dispatcher
+// (paged_attention_dispatch.cpp) runs them only where the processor lacks AVX-512, so they
+// are called directly here to be tested on every machine.
+namespace readbench::cpu::baseline {
+void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads);
+void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
+                 int threads);
+}  // namespace readbench::cpu::baseline
 
 namespace {
 
@@ -139,6 +149,41 @@ TEST_CASE("history splits never outnumber the blocks and merge correctly with em
   }
   const Workload one_block{s, DType::f32, 3, 1, 1};
   CHECK(cpu::history_splits(one_block, 8) == 1);
+}
+
+TEST_CASE("the baseline kernels match the reference whatever kernels this processor picks") {
+  for (DType t : {DType::f32, DType::f16, DType::bf16})
+    for (int ratio : {1, 3, 4, 8})
+      for (int head_dim : {40, 64, 128})
+        for (int batch : {1, 3})
+          for (std::int64_t length : {1, 17, 100})
+            for (int threads : {2, 4}) {
+              CAPTURE(to_string(t));
+              CAPTURE(ratio);
+              CAPTURE(head_dim);
+              CAPTURE(batch);
+              CAPTURE(length);
+              CAPTURE(threads);
+              const HostWorkload h = make_host_workload(
+                  Workload{make_shape(batch, 2 * ratio, 2, head_dim, 16), t, length, 1, 4});
+              const std::vector<double> ref = reference_attention(h, 0);
+              const Workload& w = h.workload;
+              const std::size_t out_bytes = std::size_t(w.io_elements()) * element_size(t);
+              AlignedBuffer out(out_bytes), k(std::size_t(w.kv_bytes_per_call() / 2)),
+                  v(std::size_t(w.kv_bytes_per_call() / 2));
+              for (int path = 0; path < 2; ++path) {
+                CAPTURE(path);
+                for (std::int64_t i = 0; i < w.io_elements(); ++i)
+                  store_as(t, out.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());
+                if (path == 0)
+                  cpu::baseline::gather_read(h, 0, out.data(), {k.data(), v.data()}, threads);
+                else
+                  cpu::baseline::fused_read(h, 0, out.data(), threads);
+                std::vector<double> got(ref.size());
+                for (std::size_t i = 0; i < got.size(); ++i) got[i] = load_as(t, out.data(), i);
+                CHECK(relative_error(got, ref) <= tolerance(t));
+              }
+            }
 }
 
 TEST_CASE("many sequences need no history splits") {
