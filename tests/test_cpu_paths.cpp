@@ -48,8 +48,8 @@ void check_both_paths(Backend& backend, const Shape& s, DType t, std::int64_t le
   CAPTURE(s.head_dim);
   CAPTURE(s.block_size);
   CAPTURE(length);
-  const auto checks = check_paths(backend, Workload{s, t, length, 1, seed},
-                                  {Path::gather, Path::fused});
+  const auto checks =
+      check_paths(backend, Workload{s, t, length, 1, seed}, {Path::gather, Path::fused});
   REQUIRE(checks.size() == 2);
   for (const CheckResult& c : checks) {
     CAPTURE(to_string(c.path));
@@ -67,7 +67,8 @@ void check_grid(DType t) {
     for (int head_dim : {64, 128})
       for (int block : {8, 16, 32})
         for (int batch : {1, 3})
-          for (std::int64_t length : {std::int64_t(1), std::int64_t(block), std::int64_t(block) + 1})
+          for (std::int64_t length :
+               {std::int64_t(1), std::int64_t(block), std::int64_t(block) + 1})
             check_both_paths(*backend, make_shape(batch, 2 * ratio, 2, head_dim, block), t, length);
 }
 
@@ -100,15 +101,18 @@ class SpoiledBackend final : public Backend {
 
 }  // namespace
 
-TEST_CASE("both CPU paths match the reference in f32 over GQA ratios, head dims, blocks and lengths") {
+TEST_CASE(
+    "both CPU paths match the reference in f32 over GQA ratios, head dims, blocks and lengths") {
   check_grid(DType::f32);
 }
 
-TEST_CASE("both CPU paths match the reference in f16 over GQA ratios, head dims, blocks and lengths") {
+TEST_CASE(
+    "both CPU paths match the reference in f16 over GQA ratios, head dims, blocks and lengths") {
   check_grid(DType::f16);
 }
 
-TEST_CASE("both CPU paths match the reference in bf16 over GQA ratios, head dims, blocks and lengths") {
+TEST_CASE(
+    "both CPU paths match the reference in bf16 over GQA ratios, head dims, blocks and lengths") {
   check_grid(DType::bf16);
 }
 
@@ -219,8 +223,9 @@ TEST_CASE("both CPU paths pass their checks when several replicas are prepared")
 
 TEST_CASE("an output spoiled in one element fails its check") {
   SpoiledBackend backend(SpoiledBackend::Spoil::scale_one_element);
-  const auto checks = check_paths(backend, Workload{make_shape(1, 4, 2, 64, 16), DType::f32, 33, 1, 1},
-                                  {Path::gather, Path::fused});
+  const auto checks =
+      check_paths(backend, Workload{make_shape(1, 4, 2, 64, 16), DType::f32, 33, 1, 1},
+                  {Path::gather, Path::fused});
   REQUIRE(checks.size() == 2);
   for (const CheckResult& c : checks) {
     CHECK_FALSE(c.passed);
@@ -231,8 +236,8 @@ TEST_CASE("an output spoiled in one element fails its check") {
 
 TEST_CASE("an output with a NaN fails its check with an infinite error") {
   SpoiledBackend backend(SpoiledBackend::Spoil::nan_one_element);
-  const auto checks = check_paths(backend, Workload{make_shape(1, 4, 2, 64, 16), DType::bf16, 33, 1, 1},
-                                  {Path::fused});
+  const auto checks = check_paths(
+      backend, Workload{make_shape(1, 4, 2, 64, 16), DType::bf16, 33, 1, 1}, {Path::fused});
   REQUIRE(checks.size() == 1);
   CHECK_FALSE(checks[0].passed);
   CHECK(std::isinf(checks[0].error));

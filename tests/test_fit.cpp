@@ -279,8 +279,7 @@ TEST_CASE("segments average repeated lengths so each distinct length appears onc
 
 TEST_CASE("fit_from drops shorter lengths before fitting") {
   // A flat overhead below L = 16, exactly linear from there on.
-  const std::vector<TimedPoint> pts{
-      {1, 1e-6}, {4, 1e-6}, {16, 16e-8}, {64, 64e-8}, {256, 256e-8}};
+  const std::vector<TimedPoint> pts{{1, 1e-6}, {4, 1e-6}, {16, 16e-8}, {64, 64e-8}, {256, 256e-8}};
   const FitResult all = fit_power_law(pts);
   CHECK(all.n_points == 5);
   CHECK(all.fit_from == 0);

@@ -27,7 +27,9 @@ TEST_CASE("an increasing list parses to its values") {
   CHECK(parse_lengths("1,2,3,1000000") == Lengths{1, 2, 3, 1000000});
 }
 
-TEST_CASE("a single length parses to itself") { CHECK(parse_lengths("4096") == Lengths{4096}); }
+TEST_CASE("a single length parses to itself") {
+  CHECK(parse_lengths("4096") == Lengths{4096});
+}
 
 TEST_CASE("a geometric range runs from its start to its end by its factor") {
   CHECK(parse_lengths("16:65536:x4") == Lengths{16, 64, 256, 1024, 4096, 16384, 65536});

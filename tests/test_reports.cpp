@@ -33,7 +33,7 @@ PointResult point(std::int64_t length, double seconds) {
   p.replicas = 4;
   p.measurement.calls_per_sample = 8;
   p.measurement.converged = true;
-  p.measurement.per_call = {5, seconds, 1.5 * seconds, 1.6 * seconds, 0.1 * seconds,
+  p.measurement.per_call = {5,           seconds, 1.5 * seconds, 1.6 * seconds, 0.1 * seconds,
                             3 * seconds, 0.01};
   Workload w{Shape{}, DType::bf16, length, 1, 0};
   p.bytes = bytes_per_call(w, Path::fused);
@@ -99,7 +99,9 @@ HostInfo synthetic_host() {
   return h;
 }
 
-Json synthetic_report() { return build_report(synthetic_run(), synthetic_host(), "2026-01-02T03:04:05Z"); }
+Json synthetic_report() {
+  return build_report(synthetic_run(), synthetic_host(), "2026-01-02T03:04:05Z");
+}
 
 template <class F>
 std::string input_error(F&& f) {
@@ -179,10 +181,9 @@ TEST_CASE("the report carries schema version, tool, timestamp and machine with t
 
 TEST_CASE("the report's config records every option that changes a number") {
   const Json c = synthetic_report()["config"];
-  for (const char* key : {"backend", "paths", "lengths", "batch", "q_heads", "kv_heads",
-                          "head_dim", "block_size", "dtype", "cache", "noise_target",
-                          "min_samples", "budget_s", "statistic", "fit_from", "threads",
-                          "device", "seed"}) {
+  for (const char* key : {"backend", "paths", "lengths", "batch", "q_heads", "kv_heads", "head_dim",
+                          "block_size", "dtype", "cache", "noise_target", "min_samples", "budget_s",
+                          "statistic", "fit_from", "threads", "device", "seed"}) {
     CAPTURE(key);
     CHECK(c.contains(key));
   }
@@ -216,22 +217,23 @@ TEST_CASE("each point carries its statistics as JSON numbers") {
   CHECK(p["length"] == 16);
   CHECK(p["length"].is_number_integer());
   CHECK(p["samples"] == 5);
-  for (const char* key : {"min_s", "median_s", "mean_s", "stddev_s", "max_s", "gbps",
-                          "ceiling_fraction"}) {
+  for (const char* key :
+       {"min_s", "median_s", "mean_s", "stddev_s", "max_s", "gbps", "ceiling_fraction"}) {
     CAPTURE(key);
     CHECK(p[key].is_number_float());
   }
   CHECK(p["min_s"] == 1e-6);
   CHECK(p["median_s"] == 1.5e-6);
   CHECK(p["bytes"].is_number_integer());
-  CHECK(p["bytes"] == bytes_per_call(Workload{Shape{}, DType::bf16, 16, 1, 0}, Path::fused).total());
+  CHECK(p["bytes"] ==
+        bytes_per_call(Workload{Shape{}, DType::bf16, 16, 1, 0}, Path::fused).total());
 }
 
 TEST_CASE("a fit of three points has a numeric CI and stderr") {
   const Json f = synthetic_report()["results"][1]["fit"];
   REQUIRE(f.is_object());
-  for (const char* key : {"exponent", "constant", "r2", "stderr", "per_token_s",
-                          "longest_length", "fit_from"}) {
+  for (const char* key :
+       {"exponent", "constant", "r2", "stderr", "per_token_s", "longest_length", "fit_from"}) {
     CAPTURE(key);
     CHECK(f[key].is_number());
   }
@@ -329,7 +331,8 @@ TEST_CASE("CSV rows of a path without a fit leave the fit columns empty") {
   run.results[1].fit.reset();
   const auto lines = lines_of(build_csv(run));
   const auto header = cells_of(lines[0]);
-  const std::size_t exponent = std::size_t(std::find(header.begin(), header.end(), "exponent") - header.begin());
+  const std::size_t exponent =
+      std::size_t(std::find(header.begin(), header.end(), "exponent") - header.begin());
   const auto row = cells_of(lines.back());  // a fused row
   REQUIRE(row.size() == header.size());
   CHECK(row[exponent].empty());
@@ -404,8 +407,9 @@ TEST_CASE("check_writable accepts stdout and a file in an existing directory") {
 TEST_CASE("check_writable rejects an empty path, a missing directory and a directory") {
   TempDir dir;
   CHECK(input_error([] { check_writable(""); }).find("empty") != std::string::npos);
-  CHECK(input_error([] { check_writable("/nonexistent-readbench-dir/x.json"); })
-            .find("does not exist") != std::string::npos);
+  CHECK(input_error([] {
+          check_writable("/nonexistent-readbench-dir/x.json");
+        }).find("does not exist") != std::string::npos);
   CHECK(input_error([&] { check_writable(dir.path.string()); }).find("is a directory") !=
         std::string::npos);
 }
@@ -506,8 +510,9 @@ TEST_CASE("a JSON array element that is not a points object is rejected naming i
   CHECK(input_error([] { parse_points("[1, 2]"); }).find("element[0]") != std::string::npos);
   CHECK(input_error([] { parse_points(R"([{"length": 16}])"); }).find("'seconds'") !=
         std::string::npos);
-  CHECK(input_error([] { parse_points(R"([{"length": "16", "seconds": 1e-6}])"); })
-            .find("not a number") != std::string::npos);
+  CHECK(input_error([] {
+          parse_points(R"([{"length": "16", "seconds": 1e-6}])");
+        }).find("not a number") != std::string::npos);
 }
 
 TEST_CASE("a JSON object that is not a report is rejected") {

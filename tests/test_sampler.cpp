@@ -196,7 +196,9 @@ TEST_CASE("the time budget caps sampling even below the minimum sample count") {
 
 // --- validate(SamplingPolicy) -------------------------------------------------------------
 
-TEST_CASE("the default sampling policy is valid") { CHECK_NOTHROW(validate(SamplingPolicy{})); }
+TEST_CASE("the default sampling policy is valid") {
+  CHECK_NOTHROW(validate(SamplingPolicy{}));
+}
 
 TEST_CASE("a zero, negative or NaN noise target is rejected naming --noise") {
   for (double bad : {0.0, -0.01, std::numeric_limits<double>::quiet_NaN()}) {
@@ -246,7 +248,8 @@ TEST_CASE("a sweep with no path, no length or negative threads is rejected") {
 
 // replicas = clamp(min(ceil(3 * cache / bytes), ceil(2 * 1000 * resolution / floor_s)), 1, 256)
 // with floor_s = bytes / read_gbps / 1e9, the fastest a call could be.
-TEST_CASE("replicas stop at twice the batch a sample needs when that is fewer than eviction needs") {
+TEST_CASE(
+    "replicas stop at twice the batch a sample needs when that is fewer than eviction needs") {
   // 3 MB per call, 10 MB cache: eviction wants ceil(3e7 / 3e6) = 10. At 10 GB/s a call takes at
   // least 3e-4 s; a sample of 1000 * 1e-6 s needs 3.33 calls, twice that rounds up to 7.
   CHECK(replicas_for(3'000'000, 10'000'000, 1e-6, 10) == 7);

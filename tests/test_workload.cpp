@@ -49,13 +49,17 @@ std::vector<std::int32_t> drain(BlockAllocator& a) {
   return out;
 }
 
-float f32(std::uint32_t bits) { return std::bit_cast<float>(bits); }
+float f32(std::uint32_t bits) {
+  return std::bit_cast<float>(bits);
+}
 
 }  // namespace
 
 // --- Shape::validate --------------------------------------------------------------------
 
-TEST_CASE("the default shape is valid") { CHECK_NOTHROW(Shape{}.validate()); }
+TEST_CASE("the default shape is valid") {
+  CHECK_NOTHROW(Shape{}.validate());
+}
 
 TEST_CASE("a zero or negative size names the option and the value") {
   struct Case {
@@ -352,15 +356,15 @@ TEST_CASE("f16 rounds to nearest, ties to even") {
 }
 
 TEST_CASE("f16 subnormals convert exactly and round ties to even") {
-  CHECK(f16_bits_to_float(0x0001) == 0x1p-24f);            // smallest subnormal
-  CHECK(f16_bits_to_float(0x03ff) == 1023 * 0x1p-24f);     // largest subnormal
-  CHECK(f16_bits_to_float(0x0400) == 0x1p-14f);            // smallest normal
+  CHECK(f16_bits_to_float(0x0001) == 0x1p-24f);         // smallest subnormal
+  CHECK(f16_bits_to_float(0x03ff) == 1023 * 0x1p-24f);  // largest subnormal
+  CHECK(f16_bits_to_float(0x0400) == 0x1p-14f);         // smallest normal
   CHECK(float_to_f16_bits(0x1p-24f) == 0x0001);
-  CHECK(float_to_f16_bits(0x1p-25f) == 0x0000);            // tie with 0: even is 0
-  CHECK(float_to_f16_bits(1.5f * 0x1p-25f) == 0x0001);     // above the tie
-  CHECK(float_to_f16_bits(3 * 0x1p-25f) == 0x0002);        // tie between 1 and 2: 2
-  CHECK(float_to_f16_bits(5 * 0x1p-25f) == 0x0002);        // tie between 2 and 3: 2
-  CHECK(float_to_f16_bits(0x1p-26f) == 0x0000);            // underflows to zero
+  CHECK(float_to_f16_bits(0x1p-25f) == 0x0000);         // tie with 0: even is 0
+  CHECK(float_to_f16_bits(1.5f * 0x1p-25f) == 0x0001);  // above the tie
+  CHECK(float_to_f16_bits(3 * 0x1p-25f) == 0x0002);     // tie between 1 and 2: 2
+  CHECK(float_to_f16_bits(5 * 0x1p-25f) == 0x0002);     // tie between 2 and 3: 2
+  CHECK(float_to_f16_bits(0x1p-26f) == 0x0000);         // underflows to zero
   CHECK(float_to_f16_bits(-0x1p-24f) == 0x8001);
   CHECK(float_to_f16_bits(std::nextafter(0x1p-14f, 0.0f)) == 0x0400);  // rounds up to normal
 }
