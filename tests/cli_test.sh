@@ -248,7 +248,9 @@ expect_json "fit of a report gives one fit per result" refit.json \
   '[(x["backend"], x["path"]) for x in r] == [("cpu", "gather"), ("cpu", "fused")]'
 expect_valid_fit "fit of a report matches the schema's fit object" refit.json
 
-expect_ok "run cpu --cache hot" "$BIN" run --backend cpu --path fused "${TINY[@]}" --cache hot --json hot.json
+expect_ok "run cpu --cache hot" "$BIN" run --backend cpu --path fused "${TINY[@]}" --cache hot --json hot.json --csv -
+cp "$WORK/out" hot.csv
+csv_rows_are "run --csv - writes only the CSV to stdout" hot.csv 3
 expect_valid_report "run --cache hot JSON validates" hot.json
 expect_json "run --cache hot is recorded" hot.json \
   'r["config"]["cache"] == "hot" and [x["path"] for x in r["results"]] == ["fused"]'
