@@ -94,11 +94,12 @@ struct Variant {
 int bench(const char* csv_path) {
   auto be = rb::make_cuda_backend(0);
   const auto info = *be->gpu_info();
-  std::printf("device %s sm=%d l2=%lld mem=%lld sm_clock=%d MHz mem_clock=%d MHz bus=%d driver=%s "
-              "runtime=%s\n",
-              info.name.c_str(), info.sm_count, (long long)info.l2_bytes,
-              (long long)info.memory_bytes, info.sm_clock_mhz, info.memory_clock_mhz,
-              info.memory_bus_bits, info.driver_version.c_str(), info.runtime_version.c_str());
+  std::printf(
+      "device %s sm=%d l2=%lld mem=%lld sm_clock=%d MHz mem_clock=%d MHz bus=%d driver=%s "
+      "runtime=%s\n",
+      info.name.c_str(), info.sm_count, (long long)info.l2_bytes, (long long)info.memory_bytes,
+      info.sm_clock_mhz, info.memory_clock_mhz, info.memory_bus_bits, info.driver_version.c_str(),
+      info.runtime_version.c_str());
   const rb::Bandwidths bw = be->measure_bandwidths();
   std::printf("bandwidth read=%.1f GB/s copy=%.1f GB/s buffer=%lld\n", bw.read_gbps, bw.copy_gbps,
               (long long)bw.buffer_bytes);
@@ -110,15 +111,24 @@ int bench(const char* csv_path) {
               "calls", "min_us", "med_us", "TB/s", "TB/s_md", "splits", "err");
 
   const std::vector<Variant> kernel_variants = {
-      {"w4", "warps=4"},          {"w8", "warps=8"},
-      {"w4s2", "warps=4,stages=2"}, {"w4s4", "warps=4,stages=4"},
-      {"w8s3", "warps=8,stages=3"}, {"l1", "l1=1"},
-      {"w4_l1", "warps=4,l1=1"},  {"w8_l1", "warps=8,l1=1"},
-      {"kv4", "kv=4"},            {"kv4_l1", "kv=4,l1=1"},
-      {"kv8", "kv=8"},            {"kv8_l1", "kv=8,l1=1"},
-      {"simt", "simt=1"},         {"waves2", "waves=2"},
-      {"minsplit128", "minsplit=128"}, {"minsplit64", "minsplit=64"},
-      {"minsplit128_l1", "minsplit=128,l1=1"}, {"merge_kernel", "merge=1"},
+      {"w4", "warps=4"},
+      {"w8", "warps=8"},
+      {"w4s2", "warps=4,stages=2"},
+      {"w4s4", "warps=4,stages=4"},
+      {"w8s3", "warps=8,stages=3"},
+      {"l1", "l1=1"},
+      {"w4_l1", "warps=4,l1=1"},
+      {"w8_l1", "warps=8,l1=1"},
+      {"kv4", "kv=4"},
+      {"kv4_l1", "kv=4,l1=1"},
+      {"kv8", "kv=8"},
+      {"kv8_l1", "kv=8,l1=1"},
+      {"simt", "simt=1"},
+      {"waves2", "waves=2"},
+      {"minsplit128", "minsplit=128"},
+      {"minsplit64", "minsplit=64"},
+      {"minsplit128_l1", "minsplit=128,l1=1"},
+      {"merge_kernel", "merge=1"},
       {"flushread", "flushread=1"},
   };
 
@@ -143,15 +153,16 @@ int bench(const char* csv_path) {
     const auto ref = rb::reference_attention(h, 0);
     be->prepare(std::move(h));
     const double kv_bytes = double(w.kv_bytes_per_call());
-    rb::cuda::DecodeProblem prob{w.dtype,           w.shape.batch,      w.shape.q_heads,
-                                 w.shape.kv_heads,  w.shape.head_dim,   w.shape.block_size,
+    rb::cuda::DecodeProblem prob{w.dtype,          w.shape.batch,    w.shape.q_heads,
+                                 w.shape.kv_heads, w.shape.head_dim, w.shape.block_size,
                                  int(w.length)};
     auto row = [&](const std::string& variant, rb::Path p, int calls, rb::CacheState cache,
                    const Stat& st, double err) {
       const int splits =
-          rb::cuda::plan_decode(prob, p == rb::Path::fused ? rb::cuda::KvLayout::paged
-                                                           : rb::cuda::KvLayout::contiguous,
-                                info.sm_count)
+          rb::cuda::plan_decode(
+              prob,
+              p == rb::Path::fused ? rb::cuda::KvLayout::paged : rb::cuda::KvLayout::contiguous,
+              info.sm_count)
               .splits;
       const double tb_min = kv_bytes / st.min / 1e12, tb_med = kv_bytes / st.median / 1e12;
       std::printf("%-40s %-16s %-6s %5d %9.2f %9.2f %7.3f %7.3f %6d %9.2g\n", name_of(w).c_str(),
@@ -171,8 +182,8 @@ int bench(const char* csv_path) {
                     std::string(rb::to_string(p)).c_str(), err);
         continue;
       }
-      row("default", p, 1, rb::CacheState::cold, sample(*be, p, 1, rb::CacheState::cold,
-                                                        target.samples), err);
+      row("default", p, 1, rb::CacheState::cold,
+          sample(*be, p, 1, rb::CacheState::cold, target.samples), err);
       if (p == rb::Path::fused)
         row("default_hot", p, 1, rb::CacheState::hot,
             sample(*be, p, 1, rb::CacheState::hot, target.samples), err);

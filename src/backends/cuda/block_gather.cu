@@ -7,13 +7,13 @@ namespace readbench::cuda {
 namespace {
 
 struct GatherParams {
-  const uint4* k_pool;          // [num_blocks, S, Hkv, D] as 16-byte chunks
-  const uint4* v_pool;          // [num_blocks, S, Hkv, D]
-  const std::int32_t* table;    // [B, blocks_per_seq]
-  uint4* k_out;                 // [B, L, Hkv, D]
-  uint4* v_out;                 // [B, L, Hkv, D]
+  const uint4* k_pool;        // [num_blocks, S, Hkv, D] as 16-byte chunks
+  const uint4* v_pool;        // [num_blocks, S, Hkv, D]
+  const std::int32_t* table;  // [B, blocks_per_seq]
+  uint4* k_out;               // [B, L, Hkv, D]
+  uint4* v_out;               // [B, L, Hkv, D]
   int length, block_size, blocks_per_seq;
-  std::int64_t row_chunks;      // 16-byte chunks per token row, Hkv * D * size / 16
+  std::int64_t row_chunks;  // 16-byte chunks per token row, Hkv * D * size / 16
 };
 
 // One thread block copies one logical block (its tokens below L) of K (z = 0) or V (z = 1):
@@ -24,10 +24,10 @@ __global__ void __launch_bounds__(256) block_gather_kernel(const __grid_constant
   const int tokens = min(p.block_size, p.length - first);
   const std::size_t n = std::size_t(tokens) * p.row_chunks;
   const std::int32_t block = p.table[std::size_t(b) * p.blocks_per_seq + j];
-  const uint4* src = (blockIdx.z == 0 ? p.k_pool : p.v_pool) +
-                     std::size_t(block) * p.block_size * p.row_chunks;
-  uint4* dst = (blockIdx.z == 0 ? p.k_out : p.v_out) +
-               (std::size_t(b) * p.length + first) * p.row_chunks;
+  const uint4* src =
+      (blockIdx.z == 0 ? p.k_pool : p.v_pool) + std::size_t(block) * p.block_size * p.row_chunks;
+  uint4* dst =
+      (blockIdx.z == 0 ? p.k_out : p.v_out) + (std::size_t(b) * p.length + first) * p.row_chunks;
   const std::size_t step = blockDim.x;
   std::size_t i = threadIdx.x;
   for (; i + 3 * step < n; i += 4 * step) {
@@ -42,8 +42,7 @@ __global__ void __launch_bounds__(256) block_gather_kernel(const __grid_constant
 
 }  // namespace
 
-DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& /*t*/,
-                                           int warps) {
+DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& /*t*/, int warps) {
   return kernels::find_decode_kernel<kernels::ContiguousRows>(p, warps);
 }
 

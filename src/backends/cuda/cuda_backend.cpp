@@ -133,13 +133,14 @@ Bandwidths CudaBackend::measure_bandwidths() {
   Bandwidths bw;
   bw.buffer_bytes = std::int64_t(bytes);
   const double read_s = best_of([&] {
-    RB_CUDA_CHECK(cuda::launch_stream_read(buf.data(), bytes, sink_.as<unsigned>(),
-                                           info_.sm_count, s));
+    RB_CUDA_CHECK(
+        cuda::launch_stream_read(buf.data(), bytes, sink_.as<unsigned>(), info_.sm_count, s));
   });
   bw.read_gbps = double(bytes) / read_s / 1e9;
   const std::size_t half = bytes / 2;
   const double copy_s = best_of([&] {
-    RB_CUDA_CHECK(cudaMemcpyAsync(buf.data() + half, buf.data(), half, cudaMemcpyDeviceToDevice, s));
+    RB_CUDA_CHECK(
+        cudaMemcpyAsync(buf.data() + half, buf.data(), half, cudaMemcpyDeviceToDevice, s));
   });
   bw.copy_gbps = 2.0 * double(half) / copy_s / 1e9;  // bytes read plus bytes written
   return bw;
@@ -198,8 +199,7 @@ void CudaBackend::prepare(HostWorkload&& host) {
     throw BackendError(cuda::memory_shortfall(needed, "the workload (K/V pools of " +
                                                           std::to_string(pool_bytes) +
                                                           " bytes each, queries, outputs)"));
-  if (h.k_pool.size() != pool_bytes || h.v_pool.size() != pool_bytes ||
-      h.q.size() != io_bytes ||
+  if (h.k_pool.size() != pool_bytes || h.v_pool.size() != pool_bytes || h.q.size() != io_bytes ||
       h.block_table.size() != std::size_t(w.replicas) * s.batch * std::size_t(w.blocks_per_seq()))
     throw InputError("the host workload's buffers do not match its shape");
 
@@ -244,8 +244,8 @@ void CudaBackend::replan() {
   graphs_.clear();
 }
 
-std::size_t CudaBackend::split_state_bytes(const cuda::DecodeProblem& p,
-                                           const cuda::DecodePlan& a, const cuda::DecodePlan& b) {
+std::size_t CudaBackend::split_state_bytes(const cuda::DecodeProblem& p, const cuda::DecodePlan& a,
+                                           const cuda::DecodePlan& b) {
   const auto floats = std::max(cuda::workspace_floats(p, a), cuda::workspace_floats(p, b));
   const auto counters = std::max(cuda::split_counter_count(p, a), cuda::split_counter_count(p, b));
   return std::size_t(floats) * sizeof(float) + std::size_t(counters) * sizeof(int);
@@ -284,8 +284,8 @@ void CudaBackend::enqueue(Path p, int replica) {
     params.v = v_pool_.data();
   } else {
     RB_CUDA_CHECK(cuda::launch_block_gather(problem_, k_pool_.data(), v_pool_.data(),
-                                            params.block_table, k_contig_.data(),
-                                            v_contig_.data(), stream_->get()));
+                                            params.block_table, k_contig_.data(), v_contig_.data(),
+                                            stream_->get()));
     params.k = k_contig_.data();
     params.v = v_contig_.data();
     params.block_table = nullptr;
@@ -334,7 +334,8 @@ double CudaBackend::time_calls(Path p, int calls, CacheState cache) {
   if (calls < 1) throw InputError("calls must be positive, got " + std::to_string(calls));
   if (p == Path::gather && !gather_unavailable_.empty()) throw BackendError(gather_unavailable_);
   const cudaStream_t s = stream_->get();
-  const cudaGraphExec_t graph = cuda::tuning().graph_replay && calls > 1 ? graph_of(p, calls) : nullptr;
+  const cudaGraphExec_t graph =
+      cuda::tuning().graph_replay && calls > 1 ? graph_of(p, calls) : nullptr;
   if (cache == CacheState::cold) flush_l2();
   RB_CUDA_CHECK(cudaEventRecord(start_->get(), s));
   if (graph != nullptr) {
@@ -390,9 +391,9 @@ std::unique_ptr<Backend> make_cuda_backend(int device) {
   }
   if (count == 0) throw BackendUnavailable("no CUDA device found");
   if (device < 0 || device >= count)
-    throw InputError("CUDA device " + std::to_string(device) + " does not exist: this machine has " +
-                     std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") +
-                     ", numbered from 0");
+    throw InputError("CUDA device " + std::to_string(device) +
+                     " does not exist: this machine has " + std::to_string(count) + " CUDA device" +
+                     (count == 1 ? "" : "s") + ", numbered from 0");
   cudaDeviceProp prop{};
   RB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   if (prop.major < 8)

@@ -124,7 +124,9 @@ __device__ __forceinline__ void cp_async_16(uint32_t smem_addr, const void* gmem
   }
 }
 
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
 
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
@@ -179,7 +181,9 @@ __device__ __forceinline__ float warp_sum_over(float x, int from_lane_mask, int 
 
 // Running-max bookkeeping of the online softmax. A max of -inf (nothing seen yet, or a fully
 // masked tile) subtracts 0 instead, so exp2 gives 0 rather than NaN.
-__device__ __forceinline__ float softmax_base(float m) { return m == -CUDART_INF_F ? 0.0f : m; }
+__device__ __forceinline__ float softmax_base(float m) {
+  return m == -CUDART_INF_F ? 0.0f : m;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Row policies: token -> row of the K/V tensor viewed as [rows, Hkv, D].
@@ -270,7 +274,8 @@ struct MmaMath {
     for (int c = 0; c < kKChunks; ++c) {
       uint4 x = make_uint4(0, 0, 0, 0);
       if (g < valid_heads)
-        x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D + (c * 4 + (lane & 3)) * 8);
+        x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D +
+                                            (c * 4 + (lane & 3)) * 8);
       q[c][0] = x.x;
       q[c][1] = x.y;
       q[c][2] = x.z;
@@ -382,15 +387,15 @@ struct SimtMath {
   using T = T_;
   static constexpr int D = D_;
   static constexpr int kHeads = kHeads_;
-  static constexpr int kVec = 16 / int(sizeof(T));           // elements per chunk
-  static constexpr int kRowChunks = D / kVec;                // chunks per token row
+  static constexpr int kVec = 16 / int(sizeof(T));  // elements per chunk
+  static constexpr int kRowChunks = D / kVec;       // chunks per token row
   static constexpr int kLanes = kRowChunks < kWarp ? kRowChunks : kWarp;
-  static constexpr int kPerLane = kRowChunks / kLanes;       // chunks per token per lane
+  static constexpr int kPerLane = kRowChunks / kLanes;  // chunks per token per lane
   static constexpr int kTokensAtOnce = kWarp / kLanes;
   static constexpr int kTile = D * int(sizeof(T)) > 512 ? 8 : 16;  // stage <= 16 KiB a warp
-  static constexpr int kTokens = kTile / kTokensAtOnce;      // tokens per lane per tile
-  static constexpr int kGroup = kTokens < 4 ? kTokens : 4;   // tokens per softmax update
-  static constexpr int kElems = kPerLane * kVec;             // d values per lane
+  static constexpr int kTokens = kTile / kTokensAtOnce;            // tokens per lane per tile
+  static constexpr int kGroup = kTokens < 4 ? kTokens : 4;         // tokens per softmax update
+  static constexpr int kElems = kPerLane * kVec;                   // d values per lane
   using Tile = StagedTile<kRowChunks>;
 
   float q[kHeads][kElems];
@@ -519,8 +524,7 @@ __host__ __device__ constexpr int stage_chunks() {  // 16-byte chunks of a warp'
 template <class Math, int kWarps, int kStages>
 constexpr std::size_t decode_smem_bytes() {
   const std::size_t pipeline = std::size_t(kWarps) * kStages * stage_chunks<Math>() * 16;
-  const std::size_t epilogue =
-      std::size_t(kWarps) * Math::kHeads * (Math::D + 2) * sizeof(float);
+  const std::size_t epilogue = std::size_t(kWarps) * Math::kHeads * (Math::D + 2) * sizeof(float);
   return pipeline > epilogue ? pipeline : epilogue;
 }
 
@@ -557,7 +561,8 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
 #pragma unroll 4
     for (int s = 0; s < p.splits; ++s) {
       const float w = weights[h * p.splits + s];
-      const float4 x = __ldcg(reinterpret_cast<const float4*>(partial + std::size_t(s) * p.head_dim));
+      const float4 x =
+          __ldcg(reinterpret_cast<const float4*>(partial + std::size_t(s) * p.head_dim));
       acc.x = fmaf(w, x.x, acc.x);
       acc.y = fmaf(w, x.y, acc.y);
       acc.z = fmaf(w, x.z, acc.z);
@@ -640,8 +645,10 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       const int r = q / kRowChunks, chunk = q % kRowChunks;
       const std::size_t offset =
           std::size_t(__shfl_sync(0xffffffffu, row, r)) * row_stride + std::size_t(chunk) * 16;
-      cp_async_16(k_dst + uint32_t(Tile::k_slot(r, chunk) * 16), k_base + offset, p.copy_through_l1);
-      cp_async_16(v_dst + uint32_t(Tile::v_slot(r, chunk) * 16), v_base + offset, p.copy_through_l1);
+      cp_async_16(k_dst + uint32_t(Tile::k_slot(r, chunk) * 16), k_base + offset,
+                  p.copy_through_l1);
+      cp_async_16(v_dst + uint32_t(Tile::v_slot(r, chunk) * 16), v_base + offset,
+                  p.copy_through_l1);
     }
   };
 
@@ -742,8 +749,8 @@ DecodeKernel decode_kernel_entry() {
 }
 
 // The two shapes of block every kernel comes in (sm_80 fits both): four warps with three stages
-// (two when a stage exceeds 8 KiB a warp), and, for short splits, eight warps with two stages
-// (a stage of at most 8 KiB; otherwise the four-warp block).
+// (two when a stage exceeds 8 KiB a warp), the default; and eight warps with two stages (a
+// stage of at most 8 KiB; otherwise the four-warp block), a variant that measured slower.
 template <class Math, class Rows>
 DecodeKernel default_decode_entry(int warps) {
   constexpr bool kSmallStage = stage_chunks<Math>() * 16 <= 8192;
@@ -768,9 +775,12 @@ DecodeKernel simt_decode_entry(int group, int warps) {
 template <class Rows, int D>
 DecodeKernel find_decode_kernel_for_dim(const DecodeProblem& p, int warps) {
   switch (p.dtype) {
-    case DType::f32: return simt_decode_entry<float, D, Rows>(p.group(), warps);
-    case DType::f16: return default_decode_entry<MmaMath<__half, D>, Rows>(warps);
-    case DType::bf16: return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>(warps);
+    case DType::f32:
+      return simt_decode_entry<float, D, Rows>(p.group(), warps);
+    case DType::f16:
+      return default_decode_entry<MmaMath<__half, D>, Rows>(warps);
+    case DType::bf16:
+      return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>(warps);
   }
   return {};
 }
@@ -779,10 +789,14 @@ DecodeKernel find_decode_kernel_for_dim(const DecodeProblem& p, int warps) {
 template <class Rows>
 DecodeKernel find_decode_kernel(const DecodeProblem& p, int warps) {
   switch (p.head_dim) {
-    case 64: return find_decode_kernel_for_dim<Rows, 64>(p, warps);
-    case 128: return find_decode_kernel_for_dim<Rows, 128>(p, warps);
-    case 256: return find_decode_kernel_for_dim<Rows, 256>(p, warps);
-    default: break;
+    case 64:
+      return find_decode_kernel_for_dim<Rows, 64>(p, warps);
+    case 128:
+      return find_decode_kernel_for_dim<Rows, 128>(p, warps);
+    case 256:
+      return find_decode_kernel_for_dim<Rows, 256>(p, warps);
+    default:
+      break;
   }
   throw InputError("--head-dim " + std::to_string(p.head_dim) +
                    " is not supported by the CUDA backend (64, 128 or 256)");

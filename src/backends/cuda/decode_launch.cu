@@ -21,7 +21,9 @@ __global__ void merge_splits_kernel(const __grid_constant__ DecodeParams p) {
   kernels::merge_splits<T>(p, blockIdx.x, 1, weights);
 }
 
-int ceil_div(std::int64_t a, std::int64_t b) { return int((a + b - 1) / b); }
+int ceil_div(std::int64_t a, std::int64_t b) {
+  return int((a + b - 1) / b);
+}
 
 }  // namespace
 
@@ -60,8 +62,8 @@ DecodePlan plan_for(const DecodeProblem& p, KvLayout layout, int sm_count, int w
   RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.kernel,
                                                               k.threads, k.smem_bytes));
   if (plan.blocks_per_sm < 1)
-    throw BackendError("the decode kernel for head dim " + std::to_string(p.head_dim) +
-                       " needs " + std::to_string(k.smem_bytes) +
+    throw BackendError("the decode kernel for head dim " + std::to_string(p.head_dim) + " needs " +
+                       std::to_string(k.smem_bytes) +
                        " bytes of shared memory per block, more than this device offers");
 
   // Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
@@ -82,21 +84,10 @@ DecodePlan plan_for(const DecodeProblem& p, KvLayout layout, int sm_count, int w
   return plan;
 }
 
-// Splits this short leave each of four warps at most this many tiles: then eight warps of half
-// the work each finish sooner (the per-warp chain of dependent instructions is the time).
-constexpr int kShortSplitTiles = 8;
-
 }  // namespace
 
 DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
-  const int forced = cuda::tuning().warps;
-  if (forced != 0) return plan_for(p, layout, sm_count, forced);
-  const DecodePlan four = plan_for(p, layout, sm_count, 4);
-  const int warps_per_kv = four.threads / 32 / four.kv_per_block;
-  if (ceil_div(four.split_tokens, std::int64_t(four.tile_tokens) * warps_per_kv) > kShortSplitTiles)
-    return four;
-  const DecodePlan eight = plan_for(p, layout, sm_count, 8);
-  return eight.threads == 8 * 32 ? eight : four;
+  return plan_for(p, layout, sm_count, cuda::tuning().warps);
 }
 
 void apply_tuning(Tuning& t, std::string_view spec) {
@@ -112,17 +103,28 @@ void apply_tuning(Tuning& t, std::string_view spec) {
     const double x = std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0')
       throw InputError("tuning entry '" + std::string(item) + "' needs a number");
-    if (key == "warps") t.warps = int(x);
-    else if (key == "stages") t.stages = int(x);
-    else if (key == "kv") t.kv_per_block = int(x);
-    else if (key == "l1") t.copy_through_l1 = x != 0;
-    else if (key == "simt") t.simt_half = x != 0;
-    else if (key == "waves") t.waves = x;
-    else if (key == "minsplit") t.min_split_tokens = int(x);
-    else if (key == "graph") t.graph_replay = x != 0;
-    else if (key == "flushread") t.flush_read = x != 0;
-    else if (key == "merge") t.merge_kernel = x != 0;
-    else throw InputError("unknown tuning key '" + key + "'");
+    if (key == "warps")
+      t.warps = int(x);
+    else if (key == "stages")
+      t.stages = int(x);
+    else if (key == "kv")
+      t.kv_per_block = int(x);
+    else if (key == "l1")
+      t.copy_through_l1 = x != 0;
+    else if (key == "simt")
+      t.simt_half = x != 0;
+    else if (key == "waves")
+      t.waves = x;
+    else if (key == "minsplit")
+      t.min_split_tokens = int(x);
+    else if (key == "graph")
+      t.graph_replay = x != 0;
+    else if (key == "flushread")
+      t.flush_read = x != 0;
+    else if (key == "merge")
+      t.merge_kernel = x != 0;
+    else
+      throw InputError("unknown tuning key '" + key + "'");
   }
 }
 
@@ -145,20 +147,26 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   int l = 0;
   while ((std::uint64_t(1) << l) < std::uint64_t(p.block_size)) ++l;
   params.block_div_shift = 32 + l;
-  params.block_div_magic =
-      ((std::uint64_t(1) << (32 + l)) + std::uint64_t(p.block_size) - 1) / std::uint64_t(p.block_size);
+  params.block_div_magic = ((std::uint64_t(1) << (32 + l)) + std::uint64_t(p.block_size) - 1) /
+                           std::uint64_t(p.block_size);
 
-  const dim3 grid(unsigned(plan.splits),
-                  unsigned(p.kv_heads / plan.kv_per_block * plan.head_tiles), unsigned(p.batch));
+  const dim3 grid(unsigned(plan.splits), unsigned(p.kv_heads / plan.kv_per_block * plan.head_tiles),
+                  unsigned(p.batch));
   void* args[] = {&params};
   cudaError_t status = cudaLaunchKernel(plan.kernel, grid, dim3(unsigned(plan.threads)), args,
                                         plan.smem_bytes, stream);
   if (status != cudaSuccess || plan.splits == 1 || params.split_counters != nullptr) return status;
   const unsigned rows = unsigned(p.batch * p.q_heads);
   switch (p.dtype) {
-    case DType::f32: merge_splits_kernel<float><<<rows, 128, 0, stream>>>(params); break;
-    case DType::f16: merge_splits_kernel<__half><<<rows, 128, 0, stream>>>(params); break;
-    case DType::bf16: merge_splits_kernel<__nv_bfloat16><<<rows, 128, 0, stream>>>(params); break;
+    case DType::f32:
+      merge_splits_kernel<float><<<rows, 128, 0, stream>>>(params);
+      break;
+    case DType::f16:
+      merge_splits_kernel<__half><<<rows, 128, 0, stream>>>(params);
+      break;
+    case DType::bf16:
+      merge_splits_kernel<__nv_bfloat16><<<rows, 128, 0, stream>>>(params);
+      break;
   }
   return cudaGetLastError();
 }

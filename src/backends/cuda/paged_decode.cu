@@ -21,10 +21,14 @@ DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t, int
   }
   if (t.stages == 0) return kernels::find_decode_kernel<PagedRows>(p, warps);
   switch (warps * 10 + t.stages) {
-    case 42: return decode_kernel_entry<M, PagedRows, 4, 2>();
-    case 44: return decode_kernel_entry<M, PagedRows, 4, 4>();
-    case 83: return decode_kernel_entry<M, PagedRows, 8, 3>();  // sm_90 only (192 KiB)
-    default: break;
+    case 42:
+      return decode_kernel_entry<M, PagedRows, 4, 2>();
+    case 44:
+      return decode_kernel_entry<M, PagedRows, 4, 4>();
+    case 83:
+      return decode_kernel_entry<M, PagedRows, 8, 3>();  // sm_90 only (192 KiB)
+    default:
+      break;
   }
   throw InputError("no compiled decode variant with " + std::to_string(warps) + " warps and " +
                    std::to_string(t.stages) + " stages");
