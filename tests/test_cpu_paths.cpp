@@ -17,14 +17,8 @@
 
 using namespace readbench;
 
-// The kernels compiled for the build's baseline target. The dispatcher
-// (paged_attention_dispatch.cpp) runs them only where the processor lacks AVX-512, so they
-// are called directly here to be tested on every machine.
-namespace readbench::cpu::baseline {
-void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads);
-void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
-                 int threads);
-}  // namespace readbench::cpu::baseline
+// cpu::baseline:: kernels (paged_attention.hpp) run only where the processor lacks AVX-512,
+// so they are called directly here to be tested on every machine.
 
 namespace {
 

@@ -14,6 +14,14 @@
 
 namespace readbench::cli {
 
+CLI::Validator not_negative() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return !s.empty() && s.front() == '-' ? "must not be negative, got " + s : std::string();
+      },
+      "NOT NEGATIVE");
+}
+
 void add_shape_options(CLI::App* app, Shape& s) {
   app->add_option("-b,--batch", s.batch, "Sequences B")->capture_default_str();
   app->add_option("--q-heads", s.q_heads, "Query heads Hq")->capture_default_str();

@@ -7,6 +7,9 @@
 
 namespace readbench::cli {
 
+// Rejects a leading minus sign, which unsigned options would otherwise wrap around.
+CLI::Validator not_negative();
+
 // --batch, --q-heads, --kv-heads, --head-dim, --block-size with the SPEC §2 defaults.
 void add_shape_options(CLI::App* app, Shape& shape);
 

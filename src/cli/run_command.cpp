@@ -85,6 +85,7 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")->capture_default_str();
   sub->add_option("--device", o->config.device, "CUDA device index")->capture_default_str();
   sub->add_option("--seed", o->config.seed, "Seed of the inputs and the block allocator")
+      ->check(not_negative())
       ->capture_default_str();
   sub->add_option("--json", o->json_path, "Write the JSON report to FILE (- for stdout)");
   sub->add_option("--csv", o->csv_path, "Write the CSV report to FILE (- for stdout)");

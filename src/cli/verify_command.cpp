@@ -44,9 +44,7 @@ int run(const VerifyOptions& o) {
   if (choice != BackendChoice::cuda) names.push_back("cpu");
   if (choice != BackendChoice::cpu) names.push_back("cuda");
 
-  bool all_passed = true;
-  std::printf("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L", "error",
-              "tolerance", "result");
+  bool all_passed = true, header_printed = false;
   for (const std::string& name : names) {
     std::unique_ptr<Backend> backend;
     try {
@@ -56,6 +54,11 @@ int run(const VerifyOptions& o) {
         throw InputError("--backend cuda cannot run: " + std::string(e.what()));
       std::printf("%-7s unavailable: %s\n", name.c_str(), e.what());
       continue;
+    }
+    if (!header_printed) {
+      std::printf("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L", "error",
+                  "tolerance", "result");
+      header_printed = true;
     }
     for (DType t : dtypes)
       for (std::int64_t len : lengths) {
@@ -84,7 +87,9 @@ void setup_verify_command(CLI::App& app, int& exit_code) {
   add_shape_options(sub, o->shape);
   sub->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
   sub->add_option("--device", o->device, "CUDA device index")->capture_default_str();
-  sub->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
+  sub->add_option("--seed", o->seed, "Seed of the random inputs")
+      ->check(not_negative())
+      ->capture_default_str();
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

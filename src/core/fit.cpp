@@ -52,7 +52,7 @@ Regime regime_of(double p) {
 
 FitResult fit_power_law(const std::vector<TimedPoint>& all, double fit_from) {
   if (!std::isfinite(fit_from) || fit_from < 0)
-    throw InputError("fit-from must be a finite length >= 0, got " + num(fit_from));
+    throw InputError("--fit-from must be a finite length >= 0, got " + num(fit_from));
   for (std::size_t i = 0; i < all.size(); ++i) check_point(all[i], i);
 
   std::vector<TimedPoint> pts;

@@ -29,4 +29,17 @@ void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorks
 // "avx512" or "baseline": the kernels fused_read and gather_read run on this processor.
 std::string_view instruction_set();
 
+// The per-instruction-set copies the two functions above dispatch to (paged_attention.cpp is
+// compiled once per namespace). Tests call the baseline copy directly, so it is checked on
+// processors where the dispatcher would never pick it.
+#define READBENCH_DECLARE_CPU_READS(isa)                                                   \
+  namespace isa {                                                                          \
+  void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads);        \
+  void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws, \
+                   int threads);                                                           \
+  }
+READBENCH_DECLARE_CPU_READS(baseline)
+READBENCH_DECLARE_CPU_READS(avx512)
+#undef READBENCH_DECLARE_CPU_READS
+
 }  // namespace readbench::cpu

@@ -7,17 +7,6 @@
 
 namespace readbench::cpu {
 
-#define READBENCH_DECLARE_ISA(isa)                                                       \
-  namespace isa {                                                                        \
-  void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads);      \
-  void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws, \
-                   int threads);                                                         \
-  }
-READBENCH_DECLARE_ISA(baseline)
-#if defined(READBENCH_HAVE_AVX512_KERNELS)
-READBENCH_DECLARE_ISA(avx512)
-#endif
-
 namespace {
 bool use_avx512() {
 #if defined(READBENCH_HAVE_AVX512_KERNELS)
