@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The integrated run on the GPU machine, over readbench binaries built here and carried in
+# .scratch/rb (readbench, readbench_gpu_tests, libgomp.so.1): GPU tests, correctness checks of
+# both CUDA paths, compute-sanitizer on small cases, then readbench's own sweeps as JSON.
+# Usage: bench/h200/readbench_device.sh OUTDIR
+set -u -o pipefail
+out=${1:?OUTDIR}
+bin=$(cd "$(dirname "$0")/../../.scratch/rb" && pwd)
+export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+rb=$bin/readbench
+log=$out/device.log
+smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader; }
+step() { echo "== $*" | tee -a "$log"; }
+
+step "gpu: $(smi)"
+step "gpu tests"
+timeout 120 "$bin/readbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
+echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.log")" | tee -a "$log"
+
+step "verify: all dtypes, GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000, 65537"
+for heads in "8 8" "32 8" "64 8"; do
+  set -- $heads
+  for b in 1 7; do
+    timeout 120 "$rb" verify --backend cuda --q-heads "$1" --kv-heads "$2" -b "$b" \
+      --lengths 1,16,17,1000,65537 >> "$out/verify.log" 2>&1
+    echo "verify Hq=$1 Hkv=$2 B=$b rc=$? fails=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
+  done
+done
+
+step "compute-sanitizer on both paths (small cases, split and unsplit)"
+for tool in memcheck racecheck; do
+  for args in "-b 2 --lengths 17,1000" "-b 1 --lengths 4099"; do
+    timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$rb" verify --backend cuda \
+      --dtypes bf16,f32 $args >> "$out/sanitizer.log" 2>&1
+    echo "sanitizer $tool [$args] rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
+  done
+done
+
+step "sweeps"
+timeout 150 "$rb" run --backend cuda -b 32 -L 1024,4096,16384 --json "$out/h200-b32.json" >> "$log" 2>&1
+echo "run b32 rc=$?" | tee -a "$log"
+timeout 150 "$rb" run --backend cuda -b 1 -L 1024,4096,16384,65536 --json "$out/h200-b1.json" >> "$log" 2>&1
+echo "run b1 rc=$?" | tee -a "$log"
+timeout 150 "$rb" run --backend all --json "$out/h200-default.json" >> "$log" 2>&1
+echo "run default rc=$?" | tee -a "$log"
+step "gpu after: $(smi)"
