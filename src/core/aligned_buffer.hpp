@@ -1,8 +1,10 @@
 #pragma once
 // An uninitialised, 64-byte aligned host buffer: large pools are filled once, not zeroed first.
-// Buffers of several MiB are 2 MiB aligned and asked to be backed by transparent huge pages:
+// Buffers from 64 KiB up are 2 MiB aligned and asked to be backed by transparent huge pages:
 // a paged cache's blocks are read in random order, and with 4 KiB pages nearly every block
-// would miss the TLB.
+// would miss the TLB; after a cold-cache flush even the page tables are out of cache, and the
+// page walks of a short history cost more than reading it (measured: 350 us against 110 us for
+// the fused read at L = 256).
 #include <sys/mman.h>
 
 #include <cstddef>
@@ -40,7 +42,7 @@ class AlignedBuffer {
 
  private:
   static constexpr std::size_t kHugePage = std::size_t(2) << 20;
-  static constexpr std::size_t kHugeThreshold = std::size_t(4) << 20;
+  static constexpr std::size_t kHugeThreshold = std::size_t(64) << 10;
   struct Free {
     void operator()(std::byte* p) const { std::free(p); }
   };
