@@ -386,6 +386,12 @@ std::unique_ptr<Backend> make_cuda_backend(int device) {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     cudaGetLastError();
+    // The runtime reports a missing driver library as an insufficient driver.
+    if (status == cudaErrorInsufficientDriver)
+      throw BackendUnavailable(
+          "no CUDA driver: libcuda is not installed, or is older than the CUDA runtime " +
+          std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10));
+    if (status == cudaErrorNoDevice) throw BackendUnavailable("no CUDA device found");
     throw BackendUnavailable(std::string("no usable CUDA driver or device: ") +
                              cudaGetErrorString(status));
   }
