@@ -34,6 +34,12 @@ struct GpuInfo {
   std::string runtime_version;  // e.g. "13.0"
 };
 
+// Settings of a backend that change its numbers, for the report.
+struct BackendDetails {
+  int threads = 0;      // CPU worker threads (0 where not applicable)
+  std::string kernels;  // which compiled kernels run, e.g. "avx512" or "baseline"
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -44,6 +50,7 @@ class Backend {
   // Bytes of the last-level cache (L3 / L2) a cold sample has to defeat.
   virtual std::int64_t cache_bytes() const = 0;
   virtual std::optional<GpuInfo> gpu_info() const { return std::nullopt; }
+  virtual BackendDetails details() const { return {}; }
 
   virtual Bandwidths measure_bandwidths() = 0;
 

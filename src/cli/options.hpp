@@ -16,13 +16,16 @@ void add_shape_options(CLI::App* app, Shape& shape);
 // The whole of FILE, or of stdin for "-". Throws InputError naming the file and the reason.
 std::string read_input(const std::string& path);
 
-// A progress line on stderr, only when stderr is a terminal; done() clears it.
+// A progress line on stderr, only when stderr is a terminal; done() or the destructor clears
+// it, so an error message never lands on the end of a progress line.
 class ProgressLine {
  public:
   ProgressLine();
+  ~ProgressLine() { done(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
   void show(std::string_view message);
   void done();
-  bool enabled() const { return enabled_; }
 
  private:
   bool enabled_;

@@ -1,4 +1,5 @@
 // `readbench verify`: the SPEC §2 correctness checks alone, for each backend and dtype asked.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -7,6 +8,7 @@
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "core/lengths.hpp"
+#include "measure/sweep.hpp"
 #include "measure/verify.hpp"
 
 namespace readbench::cli {
@@ -33,43 +35,54 @@ std::vector<DType> parse_dtypes(const std::string& text) {
 
 int run(const VerifyOptions& o) {
   o.shape.validate();
+  if (o.threads < 0) throw InputError("--threads must be >= 0, got " + std::to_string(o.threads));
+  if (o.device < 0) throw InputError("--device must be >= 0, got " + std::to_string(o.device));
   const BackendChoice choice = parse_backend_choice(o.backend);
   const auto dtypes = parse_dtypes(o.dtypes);
-  const std::int64_t S = o.shape.block_size;
-  const std::vector<std::int64_t> lengths =
-      o.lengths.empty() ? parse_lengths("1," + std::to_string(S) + "," + std::to_string(S + 1) +
-                                        (S + 1 < 1000 ? ",1000" : ""))
-                        : parse_lengths(o.lengths);
-  std::vector<std::string> names;
-  if (choice != BackendChoice::cuda) names.push_back("cpu");
-  if (choice != BackendChoice::cpu) names.push_back("cuda");
+  std::vector<std::int64_t> lengths;
+  if (o.lengths.empty()) {  // 1, S, S+1, 1000 (S = 1 makes the first two the same)
+    const std::int64_t S = o.shape.block_size;
+    lengths = {1, S, S + 1, 1000};
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  } else {
+    lengths = parse_lengths(o.lengths);
+  }
+  const bool explicit_choice = choice == BackendChoice::cpu || choice == BackendChoice::cuda;
+  const BackendFactory open = default_backend_factory(o.threads, o.device);
 
+  // Under auto or all, a backend that cannot run is reported and the others still checked.
+  auto skip = [&](const std::string& name, const char* status, const char* why) {
+    if (explicit_choice) throw InputError("--backend " + name + " cannot run: " + why);
+    std::printf("%-7s %s: %s\n", name.c_str(), status, why);
+  };
   bool all_passed = true, header_printed = false;
-  for (const std::string& name : names) {
-    std::unique_ptr<Backend> backend;
+  for (const std::string& name : backend_names(choice)) {
     try {
-      backend = name == "cpu" ? make_cpu_backend(o.threads) : make_cuda_backend(o.device);
-    } catch (const BackendUnavailable& e) {
-      if (choice == BackendChoice::cuda)
-        throw InputError("--backend cuda cannot run: " + std::string(e.what()));
-      std::printf("%-7s unavailable: %s\n", name.c_str(), e.what());
-      continue;
-    }
-    if (!header_printed) {
-      std::printf("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L", "error",
-                  "tolerance", "result");
-      header_printed = true;
-    }
-    for (DType t : dtypes)
-      for (std::int64_t len : lengths) {
-        const Workload w{o.shape, t, len, 1, o.seed};
-        for (const CheckResult& c : check_paths(*backend, w, {Path::gather, Path::fused})) {
-          all_passed = all_passed && c.passed;
-          std::printf("%-7s %-5s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
-                      std::string(to_string(t)).c_str(), std::string(to_string(c.path)).c_str(),
-                      (long long)len, c.error, c.tolerance, c.passed ? "pass" : "FAIL");
+      std::unique_ptr<Backend> backend = open(name);
+      for (DType t : dtypes)
+        for (std::int64_t len : lengths) {
+          const Workload w{o.shape, t, len, 1, o.seed};
+          const auto checks = check_paths(*backend, w, {Path::gather, Path::fused});
+          if (!header_printed) {
+            std::printf("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L",
+                        "error", "tolerance", "result");
+            header_printed = true;
+          }
+          for (const CheckResult& c : checks) {
+            all_passed = all_passed && c.passed;
+            std::printf("%-7s %-5s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
+                        std::string(to_string(t)).c_str(), std::string(to_string(c.path)).c_str(),
+                        (long long)len, c.error, c.tolerance, c.passed ? "pass" : "FAIL");
+          }
         }
-      }
+    } catch (const BackendUnavailable& e) {
+      skip(name, "unavailable", e.what());
+    } catch (const BackendError& e) {
+      skip(name, "failed", e.what());
+    } catch (const InputError& e) {  // a shape this backend does not support
+      skip(name, "failed", e.what());
+    }
   }
   std::fflush(stdout);
   return all_passed ? 0 : 1;

@@ -112,7 +112,9 @@ FitResult fit_power_law(const std::vector<TimedPoint>& all, double fit_from) {
     f.stderr_exponent = se;
     f.ci95_low = f.exponent - half;
     f.ci95_high = f.exponent + half;
-    f.asymptote_tolerance = half;
+    // An exact power law leaves no residual, so no CI width: rounding alone must not read
+    // as a missed asymptote.
+    f.asymptote_tolerance = std::max(half, 1e-9 * std::max(1.0, std::abs(f.exponent)));
   } else {
     f.ci95_reason = "2 points leave no degrees of freedom for a confidence interval";
     f.asymptote_tolerance = kAsymptoteToleranceWithoutCi;

@@ -1,9 +1,12 @@
 #include "core/host_workload.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "core/errors.hpp"
@@ -45,6 +48,30 @@ HostWorkload make_host_workload(const Workload& w) {
   if (w.replicas <= 0)
     throw InputError("replicas must be positive, got " + std::to_string(w.replicas));
 
+  // Size the whole workload before allocating any of it, in floating point so that no
+  // product can overflow, and refuse what this machine's memory cannot hold.
+  const long double bytes =
+      (2.0L * w.replicas * w.shape.batch * ((w.length + w.shape.block_size - 1) / w.shape.block_size) *
+           w.shape.block_size * w.shape.kv_heads * w.shape.head_dim +
+       2.0L * w.replicas * w.shape.batch * w.shape.q_heads * w.shape.head_dim) *
+          element_size(w.dtype) +
+      // the f64 copies of one output that a correctness check holds (reference and result)
+      2.0L * 8 * w.shape.batch * w.shape.q_heads * w.shape.head_dim;
+  // Leave a fifth of the memory to everything else (flush and ceiling buffers, the system).
+  const long double memory =
+      0.8L * (long double)::sysconf(_SC_PHYS_PAGES) * ::sysconf(_SC_PAGE_SIZE);
+  if (w.length > (1ll << 40))
+    throw InputError("history length " + std::to_string(w.length) + " is beyond 2^40 tokens");
+  if (bytes > memory) {
+    std::ostringstream os;
+    os.precision(4);
+    os << "the workload needs " << double(bytes) << " bytes of host memory (B=" << w.shape.batch
+       << ", L=" << w.length << ", " << w.replicas << " replicas); at most "
+       << double(memory) << " can be used here";
+    throw InputError(os.str());
+  }
+  BlockAllocator alloc(w.num_blocks(), w.seed);  // refuses tables past 32 bits
+
   HostWorkload h;
   h.workload = w;
   const std::size_t es = element_size(w.dtype);
@@ -57,7 +84,6 @@ HostWorkload make_host_workload(const Workload& w) {
   fill(h.k_pool, w.dtype, w.seed, TensorId::key, pool);
   fill(h.v_pool, w.dtype, w.seed, TensorId::value, pool);
 
-  BlockAllocator alloc(w.num_blocks(), w.seed);
   h.block_table.resize(std::size_t(w.num_blocks()));
   for (auto& entry : h.block_table) entry = alloc.allocate();
   return h;

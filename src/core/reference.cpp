@@ -20,28 +20,26 @@ std::vector<double> reference_attention(const HostWorkload& h, int replica) {
   for (int b = 0; b < s.batch; ++b) {
     for (int hq = 0; hq < s.q_heads; ++hq) {
       const int hk = hq / s.group();
-      std::vector<double> qv(static_cast<std::size_t>(D)), scores(static_cast<std::size_t>(L)),
-          acc(static_cast<std::size_t>(D), 0.0);
+      std::vector<double> qv(static_cast<std::size_t>(D)), acc(static_cast<std::size_t>(D), 0.0);
       for (std::int64_t d = 0; d < D; ++d)
         qv[d] = load_as(w.dtype, q, std::size_t((std::int64_t(b) * s.q_heads + hq) * D + d));
-      auto row = [&](std::int64_t t) {
-        const std::int64_t block = table[b * w.blocks_per_seq() + t / S];
-        return ((block * S + t % S) * Hkv + hk) * D;
-      };
-      double max_score = -std::numeric_limits<double>::infinity();
+      // One pass with a running maximum (online softmax, in f64): no buffer of L scores.
+      double max_score = -std::numeric_limits<double>::infinity(), denom = 0;
       for (std::int64_t t = 0; t < L; ++t) {
-        const std::int64_t base = row(t);
+        const std::int64_t block = table[b * w.blocks_per_seq() + t / S];
+        const std::int64_t base = ((block * S + t % S) * Hkv + hk) * D;
         double dot = 0;
         for (std::int64_t d = 0; d < D; ++d)
           dot += qv[d] * load_as(w.dtype, h.k_pool.data(), std::size_t(base + d));
-        scores[t] = dot * scale;
-        max_score = std::max(max_score, scores[t]);
-      }
-      double denom = 0;
-      for (std::int64_t t = 0; t < L; ++t) {
-        const double p = std::exp(scores[t] - max_score);
+        const double score = dot * scale;
+        if (score > max_score) {
+          const double shrink = std::exp(max_score - score);
+          denom *= shrink;
+          for (double& a : acc) a *= shrink;
+          max_score = score;
+        }
+        const double p = std::exp(score - max_score);
         denom += p;
-        const std::int64_t base = row(t);
         for (std::int64_t d = 0; d < D; ++d)
           acc[d] += p * load_as(w.dtype, h.v_pool.data(), std::size_t(base + d));
       }

@@ -1,7 +1,6 @@
 #include "core/shape.hpp"
 
 #include "core/errors.hpp"
-#include "core/read_path.hpp"
 
 namespace readbench {
 
@@ -18,44 +17,23 @@ void Shape::validate() const {
   require_positive("--kv-heads", kv_heads);
   require_positive("--head-dim", head_dim);
   require_positive("--block-size", block_size);
+  // Bounds that keep every size product within 64 bits and one query within reach.
+  auto require_at_most = [](const char* name, int value, int limit) {
+    if (value > limit)
+      throw InputError(std::string(name) + " must be at most " + std::to_string(limit) + ", got " +
+                       std::to_string(value));
+  };
+  require_at_most("--batch", batch, 1 << 20);
+  require_at_most("--q-heads", q_heads, 1 << 16);
+  require_at_most("--kv-heads", kv_heads, 1 << 16);
+  require_at_most("--head-dim", head_dim, 1 << 16);
+  require_at_most("--block-size", block_size, 1 << 20);
+  if (std::int64_t(q_heads) * head_dim > (1 << 24))
+    throw InputError("--q-heads x --head-dim must be at most 16777216, got " +
+                     std::to_string(std::int64_t(q_heads) * head_dim));
   if (q_heads % kv_heads != 0)
     throw InputError("--q-heads (" + std::to_string(q_heads) +
                      ") must be a multiple of --kv-heads (" + std::to_string(kv_heads) + ")");
-}
-
-std::string_view to_string(DType t) {
-  switch (t) {
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-  }
-  return "?";
-}
-
-DType parse_dtype(std::string_view s) {
-  if (s == "f32") return DType::f32;
-  if (s == "f16") return DType::f16;
-  if (s == "bf16") return DType::bf16;
-  throw InputError("unknown dtype '" + std::string(s) + "' (expected f32, f16 or bf16)");
-}
-
-}  // namespace readbench
-
-namespace readbench {
-
-std::string_view to_string(Path p) { return p == Path::gather ? "gather" : "fused"; }
-std::string_view to_string(CacheState c) { return c == CacheState::cold ? "cold" : "hot"; }
-
-Path parse_path(std::string_view s) {
-  if (s == "gather") return Path::gather;
-  if (s == "fused") return Path::fused;
-  throw InputError("unknown path '" + std::string(s) + "' (expected gather, fused or all)");
-}
-
-CacheState parse_cache_state(std::string_view s) {
-  if (s == "cold") return CacheState::cold;
-  if (s == "hot") return CacheState::hot;
-  throw InputError("unknown cache state '" + std::string(s) + "' (expected cold or hot)");
 }
 
 }  // namespace readbench

@@ -78,6 +78,7 @@ struct BackendResult {
   std::optional<GpuInfo> gpu;
   double timer_resolution_s = 0;
   std::int64_t cache_bytes = 0;
+  BackendDetails details;
 };
 
 struct Speedup {

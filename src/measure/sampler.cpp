@@ -27,8 +27,9 @@ void validate(const SamplingPolicy& p) {
     throw InputError("--noise must be positive, got " + std::to_string(p.noise_target));
   if (!(p.budget_s > 0))
     throw InputError("--budget must be positive, got " + std::to_string(p.budget_s));
-  if (p.min_samples < 1)
-    throw InputError("--min-samples must be at least 1, got " + std::to_string(p.min_samples));
+  if (p.min_samples < 1 || p.min_samples > p.max_samples)
+    throw InputError("--min-samples must be between 1 and " + std::to_string(p.max_samples) +
+                     ", got " + std::to_string(p.min_samples));
 }
 
 Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy) {
@@ -41,18 +42,31 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
   }
   Measurement m;
   m.calls_per_sample = calls_per_sample(backend.timer_resolution_s(), call_s);
+  // A lone call can be slower than one in a batch (a GPU launch on an idle device): estimate
+  // again the way samples run, so a sample really spans 1000 ticks.
+  if (m.calls_per_sample > 1) {
+    const double batched = backend.time_calls(path, m.calls_per_sample, CacheState::hot) /
+                           m.calls_per_sample;
+    m.calls_per_sample =
+        std::max(m.calls_per_sample, calls_per_sample(backend.timer_resolution_s(), batched));
+  }
 
   std::vector<double> samples;
   const auto sampling_start = Clock::now();
   const int floor_samples = std::min(3, policy.min_samples);
+  int next_check = 0;
   while (int(samples.size()) < policy.max_samples) {
     samples.push_back(backend.time_calls(path, m.calls_per_sample, policy.cache) /
                       m.calls_per_sample);
     const int n = int(samples.size());
-    if (n >= policy.min_samples && since(sampling_start) >= policy.min_time_s &&
-        summarize(samples).noise <= policy.noise_target) {
-      m.converged = true;
-      break;
+    // The noise is re-estimated as the count grows by a tenth, not after every sample, so
+    // the rule stays cheap with thousands of samples.
+    if (n >= policy.min_samples && n >= next_check && since(sampling_start) >= policy.min_time_s) {
+      next_check = n + std::max(1, n / 10);
+      if (summarize(samples).noise <= policy.noise_target) {
+        m.converged = true;
+        break;
+      }
     }
     if (n >= floor_samples && since(start) >= policy.budget_s) break;
   }

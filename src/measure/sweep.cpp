@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/errors.hpp"
@@ -10,21 +11,13 @@
 
 namespace readbench {
 
+int max_replicas(std::int64_t bytes_per_call) {
+  constexpr double kPoolBudget = 8.0 * (1ll << 30);
+  return int(std::clamp(std::floor(kPoolBudget / double(std::max<std::int64_t>(bytes_per_call, 1))),
+                        1.0, 256.0));
+}
+
 namespace {
-
-std::vector<std::string> backends_for(BackendChoice c) {
-  switch (c) {
-    case BackendChoice::cpu: return {"cpu"};
-    case BackendChoice::cuda: return {"cuda"};
-    case BackendChoice::all:
-    case BackendChoice::auto_: return {"cpu", "cuda"};
-  }
-  return {};
-}
-
-std::unique_ptr<Backend> make_backend(const std::string& name, const SweepConfig& c) {
-  return name == "cpu" ? make_cpu_backend(c.threads) : make_cuda_backend(c.device);
-}
 
 std::string fmt(double v) {
   char buf[32];
@@ -33,7 +26,7 @@ std::string fmt(double v) {
 }
 
 void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
-                 std::vector<PathResult>& results, const Progress& progress) {
+                 std::vector<PathResult>& mine, const Progress& progress) {
   const std::string name(backend.name());
   auto say = [&](const std::string& s) {
     if (progress) progress(name + ": " + s);
@@ -41,7 +34,6 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   say("measuring memory ceilings");
   info.bandwidths = backend.measure_bandwidths();
 
-  std::vector<PathResult> mine;
   for (Path p : c.paths) {
     PathResult r;
     r.backend = name;
@@ -65,8 +57,10 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
 
   for (std::int64_t len : c.lengths) {
     Workload tw{c.shape, c.dtype, len, 1, c.seed};
-    tw.replicas = replicas_for(tw.kv_bytes_per_call(), backend.cache_bytes(),
-                               backend.timer_resolution_s(), info.bandwidths.read_gbps);
+    tw.replicas = c.sampling.cache == CacheState::hot
+                      ? 1
+                      : replicas_for(tw.kv_bytes_per_call(), backend.cache_bytes(),
+                                     backend.timer_resolution_s(), info.bandwidths.read_gbps);
     bool prepared = false;
     for (PathResult& r : mine) {
       if (r.status != Status::ok) continue;
@@ -75,13 +69,21 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
         prepared = true;
       }
       say("timing " + std::string(to_string(r.path)) + " at L=" + std::to_string(len));
+      Measurement m = measure_point(backend, r.path, c.sampling);
+      // Cold batches must read a replica no earlier call of the sample touched: when the
+      // batch outgrew the replicas, build enough of them and measure again.
+      const int needed = std::min(m.calls_per_sample, max_replicas(tw.kv_bytes_per_call()));
+      if (c.sampling.cache == CacheState::cold && needed > tw.replicas) {
+        tw.replicas = needed;
+        backend.prepare(make_host_workload(tw));
+        m = measure_point(backend, r.path, c.sampling);
+      }
       PointResult pt;
       pt.length = len;
       pt.replicas = tw.replicas;
-      pt.measurement = measure_point(backend, r.path, c.sampling);
+      pt.measurement = m;
       pt.bytes = bytes_per_call(tw, r.path);
-      pt.seconds = c.statistic == Statistic::min ? pt.measurement.per_call.min
-                                                 : pt.measurement.per_call.median;
+      pt.seconds = c.statistic == Statistic::min ? m.per_call.min : m.per_call.median;
       pt.gbps = double(pt.bytes.total()) / pt.seconds / 1e9;
       pt.ceiling_fraction = pt.gbps / info.bandwidths.read_gbps;
       r.points.push_back(pt);
@@ -98,7 +100,6 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       r.fit_error = e.what();
     }
   }
-  for (auto& r : mine) results.push_back(std::move(r));
 }
 
 }  // namespace
@@ -114,6 +115,23 @@ int replicas_for(std::int64_t bytes_per_call, std::int64_t cache_bytes, double r
   return int(std::clamp(std::min(evict, batch), 1.0, 256.0));
 }
 
+
+std::vector<std::string> backend_names(BackendChoice c) {
+  switch (c) {
+    case BackendChoice::cpu: return {"cpu"};
+    case BackendChoice::cuda: return {"cuda"};
+    case BackendChoice::all:
+    case BackendChoice::auto_: return {"cpu", "cuda"};
+  }
+  return {};
+}
+
+BackendFactory default_backend_factory(int threads, int device) {
+  return [threads, device](const std::string& name) {
+    return name == "cpu" ? make_cpu_backend(threads) : make_cuda_backend(device);
+  };
+}
+
 void validate(const SweepConfig& c) {
   c.shape.validate();
   validate(c.sampling);
@@ -121,50 +139,64 @@ void validate(const SweepConfig& c) {
   if (c.lengths.empty()) throw InputError("--lengths is empty");
   if (c.threads < 0) throw InputError("--threads must be >= 0, got " + std::to_string(c.threads));
   if (c.device < 0) throw InputError("--device must be >= 0, got " + std::to_string(c.device));
+  if (!std::isfinite(c.fit_from) || c.fit_from < 0)
+    throw InputError("--fit-from must be a finite length >= 0, got " + std::to_string(c.fit_from));
 }
 
-RunResult run_sweep(const SweepConfig& c, const Progress& progress) {
+RunResult run_sweep(const SweepConfig& c, const Progress& progress, const BackendFactory& factory) {
   validate(c);
+  const BackendFactory open = factory ? factory : default_backend_factory(c.threads, c.device);
+  const bool explicit_choice = c.backend == BackendChoice::cpu || c.backend == BackendChoice::cuda;
   RunResult run;
   run.config = c;
-  for (const std::string& name : backends_for(c.backend)) {
+  for (const std::string& name : backend_names(c.backend)) {
     BackendResult info;
     info.name = name;
-    std::unique_ptr<Backend> backend;
-    try {
-      backend = make_backend(name, c);
-    } catch (const BackendUnavailable& e) {
-      if (c.backend == BackendChoice::cuda || c.backend == BackendChoice::cpu)
-        throw InputError("--backend " + name + " cannot run: " + e.what());
-      info.status = Status::unavailable;
-      info.reason = e.what();
+    std::vector<PathResult> mine;
+    // Every path of a backend that cannot run, or fails midway, carries the reason.
+    auto give_up = [&](Status status, const std::string& why) {
+      if (explicit_choice) throw InputError("--backend " + name + " cannot run: " + why);
+      info.status = status;
+      info.reason = why;
+      mine.clear();
       for (Path p : c.paths) {
         PathResult r;
         r.backend = name;
         r.path = p;
-        r.status = Status::unavailable;
-        r.reason = info.reason;
-        run.results.push_back(r);
+        r.status = status;
+        r.reason = why;
+        mine.push_back(r);
       }
-      run.backends.push_back(info);
-      continue;
+    };
+    try {
+      std::unique_ptr<Backend> backend = open(name);
+      info.timer_resolution_s = backend->timer_resolution_s();
+      info.cache_bytes = backend->cache_bytes();
+      info.gpu = backend->gpu_info();
+      info.details = backend->details();
+      run_backend(*backend, c, info, mine, progress);
+    } catch (const BackendUnavailable& e) {
+      give_up(Status::unavailable, e.what());
+    } catch (const BackendError& e) {
+      give_up(Status::failed, e.what());
+    } catch (const InputError& e) {
+      // A shape this backend does not support (e.g. a CUDA head dim): the others may.
+      give_up(Status::failed, e.what());
     }
-    info.timer_resolution_s = backend->timer_resolution_s();
-    info.cache_bytes = backend->cache_bytes();
-    info.gpu = backend->gpu_info();
-    run_backend(*backend, c, info, run.results, progress);
+    for (auto& r : mine) run.results.push_back(std::move(r));
     run.backends.push_back(info);
   }
 
-  std::map<std::pair<std::string, std::int64_t>, std::pair<double, double>> times;
+  // gather / fused per (backend, length) where both were timed.
+  std::map<std::pair<std::string, std::int64_t>, std::pair<std::optional<double>, std::optional<double>>> times;
   for (const PathResult& r : run.results)
     for (const PointResult& p : r.points) {
       auto& [g, f] = times[{r.backend, p.length}];
       (r.path == Path::gather ? g : f) = p.seconds;
     }
   for (const auto& [key, t] : times)
-    if (t.first > 0 && t.second > 0)
-      run.speedups.push_back({key.first, key.second, t.first, t.second, speedup_of(t.first, t.second)});
+    if (t.first && t.second)
+      run.speedups.push_back({key.first, key.second, *t.first, *t.second, speedup_of(*t.first, *t.second)});
   return run;
 }
 

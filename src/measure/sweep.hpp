@@ -5,9 +5,20 @@
 
 namespace readbench {
 
-// Throws InputError on a bad configuration, and when `--backend cuda` was asked for
-// explicitly but cannot run. A path that fails verification is recorded as failed, untimed.
-RunResult run_sweep(const SweepConfig& config, const Progress& progress = {});
+// The backends a choice names, in order: "cpu", "cuda".
+std::vector<std::string> backend_names(BackendChoice c);
+
+// Opens a backend by name; the sweep takes another factory in tests.
+using BackendFactory = std::function<std::unique_ptr<Backend>(const std::string& name)>;
+BackendFactory default_backend_factory(int threads, int device);
+
+// Throws InputError on a bad configuration, and when a backend asked for explicitly
+// (`--backend cpu` or `cuda`) cannot run or fails. Under `auto` or `all` a backend that cannot
+// run is recorded as unavailable and one that fails midway as failed, with the reason, and the
+// other backends' results still come. A path that fails verification is recorded as failed,
+// untimed.
+RunResult run_sweep(const SweepConfig& config, const Progress& progress = {},
+                    const BackendFactory& factory = {});
 
 // Replicas of the per-call inputs for one timed point: enough that a batch of calls after a
 // flush keeps reading untouched data, without building more pool than that needs.

@@ -38,6 +38,9 @@ Json config_to_json(const SweepConfig& c) {
           {"noise_target", c.sampling.noise_target},
           {"min_samples", c.sampling.min_samples},
           {"budget_s", c.sampling.budget_s},
+          {"max_samples", c.sampling.max_samples},
+          {"min_time_s", c.sampling.min_time_s},
+          {"warmup_s", c.sampling.warmup_s},
           {"statistic", to_string(c.statistic)},
           {"fit_from", c.fit_from},
           {"threads", c.threads},
@@ -92,6 +95,8 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
     if (b.status == Status::ok) {
       entry["timer_resolution_s"] = b.timer_resolution_s;
       entry["cache_bytes"] = b.cache_bytes;
+      if (b.details.threads > 0) entry["threads"] = b.details.threads;
+      if (!b.details.kernels.empty()) entry["kernels"] = b.details.kernels;
       bandwidths.push_back({{"backend", b.name},
                             {"read_gbps", b.bandwidths.read_gbps},
                             {"copy_gbps", b.bandwidths.copy_gbps},

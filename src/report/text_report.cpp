@@ -82,6 +82,17 @@ std::string format_run(const RunResult& run) {
                        100 * p.ceiling_fraction, p.measurement.per_call.count,
                        p.measurement.converged ? "" : " (noisy)");
   }
+  int points = 0, noisy = 0;
+  for (const PathResult& r : run.results)
+    for (const PointResult& p : r.points) {
+      ++points;
+      noisy += p.measurement.converged ? 0 : 1;
+    }
+  if (noisy > 0)
+    os << printf_str(
+        "\n%d of %d points spent their time budget before their noise reached the target: their "
+        "times, and the fits through them, are less certain (raise --budget or --noise)\n",
+        noisy, points);
   for (const PathResult& r : run.results) {
     if (r.status != Status::ok) continue;
     os << '\n' << r.backend << ' ' << to_string(r.path) << ":\n";

@@ -41,6 +41,10 @@ class CpuBackend final : public Backend {
   double timer_resolution_s() const override { return resolution_; }
   std::int64_t cache_bytes() const override { return cpu::last_level_cache_bytes(); }
 
+  BackendDetails details() const override {
+    return {threads_, std::string(cpu::instruction_set())};
+  }
+
   Bandwidths measure_bandwidths() override { return cpu::measure_host_bandwidths(threads_); }
 
   void prepare(HostWorkload&& w) override {

@@ -41,9 +41,9 @@ constexpr int kRegisters = 16;
 #endif
 #if defined(__AVX512F__)
 // Lanes 8..15 of a 16-lane shuffle pattern, unchanged (only lane 0 is read after the tree).
-#define LANES_TAIL(n) , 8, 9, 10, 11, 12, 13, 14, 15
+#define LANES_TAIL , 8, 9, 10, 11, 12, 13, 14, 15
 #else
-#define LANES_TAIL(n)
+#define LANES_TAIL
 #endif
 using vfloat = float __attribute__((vector_size(kLanes * sizeof(float))));
 using vu16 = std::uint16_t __attribute__((vector_size(kLanes * sizeof(std::uint16_t))));
@@ -82,9 +82,9 @@ inline float hsum(vfloat v) {
 #if defined(__AVX512F__)
   v += __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
 #endif
-  v += __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3 LANES_TAIL(8));
-  v += __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5 LANES_TAIL(8));
-  v += __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6 LANES_TAIL(8));
+  v += __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3 LANES_TAIL);
+  v += __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5 LANES_TAIL);
+  v += __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6 LANES_TAIL);
   return v[0];
 }
 

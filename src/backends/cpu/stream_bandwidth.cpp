@@ -4,7 +4,9 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 namespace readbench::cpu {
@@ -41,14 +43,33 @@ double seconds_since(Clock::time_point t0) {
 }  // namespace
 
 std::int64_t last_level_cache_bytes() {
-  std::int64_t best = 0;
-  for (int index = 0; index < 8; ++index) {
-    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::string text;
-    if (!(f >> text)) continue;
-    best = std::max(best, parse_cache_size(text));
+  // Every instance of the highest cache level counts (one per socket, or per CCD on some
+  // processors): a flush that covers only cpu0's would leave the others warm.
+  namespace fs = std::filesystem;
+  int top_level = 0;
+  std::map<std::string, std::int64_t> instances;  // shared_cpu_list -> size, at top_level
+  std::error_code ec;
+  for (const auto& cpu : fs::directory_iterator("/sys/devices/system/cpu", ec)) {
+    const std::string name = cpu.path().filename().string();
+    if (name.rfind("cpu", 0) != 0 || name.size() < 4 || !std::isdigit(static_cast<unsigned char>(name[3])))
+      continue;
+    for (int index = 0; index < 8; ++index) {
+      const fs::path dir = cpu.path() / "cache" / ("index" + std::to_string(index));
+      std::ifstream level_file(dir / "level"), size_file(dir / "size"), shared_file(dir / "shared_cpu_list");
+      int level = 0;
+      std::string size_text, shared;
+      if (!(level_file >> level) || !(size_file >> size_text)) continue;
+      std::getline(shared_file, shared);
+      if (level > top_level) {
+        top_level = level;
+        instances.clear();
+      }
+      if (level == top_level) instances[shared.empty() ? name : shared] = parse_cache_size(size_text);
+    }
   }
-  return best > 0 ? best : std::int64_t(32) << 20;
+  std::int64_t total = 0;
+  for (const auto& [cpus, bytes] : instances) total += bytes;
+  return total > 0 ? total : std::int64_t(32) << 20;
 }
 
 Bandwidths measure_host_bandwidths(int threads) {
