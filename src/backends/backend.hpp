@@ -15,8 +15,8 @@ namespace readbench {
 
 // Streaming ceilings measured on this backend in this run (SPEC §3), in GB/s (1e9 B/s).
 struct Bandwidths {
-  double read_gbps = 0;  // read-only pass over a buffer many times the last-level cache
-  double copy_gbps = 0;  // memcpy / cudaMemcpy D2D, bytes read plus written
+  double read_gbps = 0;           // read-only pass over a buffer many times the last-level cache
+  double copy_gbps = 0;           // memcpy / cudaMemcpy D2D, bytes read plus written
   std::int64_t buffer_bytes = 0;  // size of the buffer each was measured on
 };
 

@@ -51,9 +51,10 @@ int run(const FitOptions& o) {
 
 void setup_fit_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<FitOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "fit", "Fit t = c*L^p to points: CSV (length,seconds header), a JSON array of "
-             "{length, seconds}, or a readbench report");
+  CLI::App* sub =
+      app.add_subcommand("fit",
+                         "Fit t = c*L^p to points: CSV (length,seconds header), a JSON array of "
+                         "{length, seconds}, or a readbench report");
   sub->add_option("file", o->input, "Input file, or - for stdin")->capture_default_str();
   sub->add_option("--fit-from", o->fit_from, "Fit only lengths >= this (0: all)")
       ->capture_default_str();

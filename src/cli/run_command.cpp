@@ -44,7 +44,8 @@ int run(RunOptions& o) {
   progress.done();
 
   if (!o.json_path.empty())
-    write_atomically(o.json_path, build_report(result, describe_host(), utc_timestamp()).dump(2) + "\n");
+    write_atomically(o.json_path,
+                     build_report(result, describe_host(), utc_timestamp()).dump(2) + "\n");
   if (!o.csv_path.empty()) write_atomically(o.csv_path, build_csv(result));
   // A report on stdout replaces the table there, so the output stays machine-readable.
   if (o.json_path != "-" && o.csv_path != "-") std::cout << format_run(result) << std::flush;
@@ -59,8 +60,10 @@ int run(RunOptions& o) {
 
 void setup_run_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
-  CLI::App* sub = app.add_subcommand("run", "Sweep history lengths, time gather and fused reads, fit t = c*L^p");
-  sub->add_option("--backend", o->backend, "cpu, cuda, all, or auto (cpu plus cuda where a device works)")
+  CLI::App* sub = app.add_subcommand(
+      "run", "Sweep history lengths, time gather and fused reads, fit t = c*L^p");
+  sub->add_option("--backend", o->backend,
+                  "cpu, cuda, all, or auto (cpu plus cuda where a device works)")
       ->capture_default_str();
   sub->add_option("--path", o->path, "gather, fused or all")->capture_default_str();
   sub->add_option("-L,--lengths", o->lengths,
@@ -71,18 +74,22 @@ void setup_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--cache", o->cache, "cold (caches flushed between samples) or hot")
       ->capture_default_str();
-  sub->add_option("--noise", o->config.sampling.noise_target,
-                  "Stop sampling a point once the relative standard error of the median is at or under this")
+  sub->add_option(
+         "--noise", o->config.sampling.noise_target,
+         "Stop sampling a point once the relative standard error of the median is at or under this")
       ->capture_default_str();
-  sub->add_option("--budget", o->config.sampling.budget_s, "Seconds per point at most (warm-up and flushes included)")
+  sub->add_option("--budget", o->config.sampling.budget_s,
+                  "Seconds per point at most (warm-up and flushes included)")
       ->capture_default_str();
   sub->add_option("--min-samples", o->config.sampling.min_samples, "Samples per point at least")
       ->capture_default_str();
-  sub->add_option("--statistic", o->statistic, "Per-point time the fit uses: min (best-of) or median")
+  sub->add_option("--statistic", o->statistic,
+                  "Per-point time the fit uses: min (best-of) or median")
       ->capture_default_str();
   sub->add_option("--fit-from", o->config.fit_from, "Fit only lengths >= this (0: all)")
       ->capture_default_str();
-  sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")->capture_default_str();
+  sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")
+      ->capture_default_str();
   sub->add_option("--device", o->config.device, "CUDA device index")->capture_default_str();
   sub->add_option("--seed", o->config.seed, "Seed of the inputs and the block allocator")
       ->check(not_negative())

@@ -28,16 +28,20 @@ class AlignedBuffer {
     }
     // Over-map by one huge page and start at the first 2 MiB boundary inside.
     map_bytes_ = (bytes + kHugePage - 1) / kHugePage * kHugePage + kHugePage;
-    void* p = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p =
+        ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     map_ = p;
-    const auto start = (reinterpret_cast<std::uintptr_t>(p) + kHugePage - 1) / kHugePage * kHugePage;
+    const auto start =
+        (reinterpret_cast<std::uintptr_t>(p) + kHugePage - 1) / kHugePage * kHugePage;
     data_ = reinterpret_cast<std::byte*>(start);
 #if defined(MADV_HUGEPAGE)
     ::madvise(data_, map_bytes_ - kHugePage, MADV_HUGEPAGE);  // a hint: failure is fine
 #endif
   }
-  AlignedBuffer(AlignedBuffer&& o) noexcept { swap(o); }
+  AlignedBuffer(AlignedBuffer&& o) noexcept {
+    swap(o);
+  }
   AlignedBuffer& operator=(AlignedBuffer&& o) noexcept {
     AlignedBuffer(std::move(o)).swap(*this);
     return *this;
@@ -51,9 +55,15 @@ class AlignedBuffer {
       std::free(data_);
   }
 
-  std::byte* data() { return data_; }
-  const std::byte* data() const { return data_; }
-  std::size_t size() const { return bytes_; }
+  std::byte* data() {
+    return data_;
+  }
+  const std::byte* data() const {
+    return data_;
+  }
+  std::size_t size() const {
+    return bytes_;
+  }
   template <class T>
   T* as() {
     return reinterpret_cast<T*>(data_);

@@ -8,10 +8,10 @@
 namespace readbench {
 
 struct BytesModel {
-  std::int64_t kv_read = 0;        // K and V history, read once
-  std::int64_t io = 0;             // q read plus output written
-  std::int64_t block_table = 0;    // block-table entries read
-  std::int64_t materialized = 0;   // gather only: contiguous copy written and read back
+  std::int64_t kv_read = 0;       // K and V history, read once
+  std::int64_t io = 0;            // q read plus output written
+  std::int64_t block_table = 0;   // block-table entries read
+  std::int64_t materialized = 0;  // gather only: contiguous copy written and read back
   std::int64_t total() const { return kv_read + io + block_table + materialized; }
 };
 

@@ -8,9 +8,12 @@ namespace readbench {
 
 std::string_view to_string(DType t) {
   switch (t) {
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
+    case DType::f32:
+      return "f32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
   }
   return "?";
 }

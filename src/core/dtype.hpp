@@ -12,7 +12,9 @@ namespace readbench {
 
 enum class DType : std::uint8_t { f32, f16, bf16 };
 
-constexpr std::size_t element_size(DType t) { return t == DType::f32 ? 4 : 2; }
+constexpr std::size_t element_size(DType t) {
+  return t == DType::f32 ? 4 : 2;
+}
 
 std::string_view to_string(DType t);
 DType parse_dtype(std::string_view s);  // throws InputError
@@ -67,7 +69,7 @@ RB_HD inline std::uint16_t float_to_f16_bits(float f) {
   if (u < 0x38800000u) {                        // subnormal or zero in f16
     if (u < 0x33000000u) return sign;           // below half the smallest subnormal
     const std::uint32_t mant = (u & 0x7fffffu) | 0x800000u;
-    const int shift = 126 - int(u >> 23);       // 14..24
+    const int shift = 126 - int(u >> 23);  // 14..24
     const std::uint32_t half = 1u << (shift - 1);
     const std::uint32_t rem = mant & ((1u << shift) - 1);
     std::uint32_t r = mant >> shift;
@@ -81,17 +83,26 @@ RB_HD inline std::uint16_t float_to_f16_bits(float f) {
 // Stores x in the given storage type at dst (element index i).
 inline void store_as(DType t, void* dst, std::size_t i, float x) {
   switch (t) {
-    case DType::f32: static_cast<float*>(dst)[i] = x; break;
-    case DType::f16: static_cast<std::uint16_t*>(dst)[i] = float_to_f16_bits(x); break;
-    case DType::bf16: static_cast<std::uint16_t*>(dst)[i] = float_to_bf16_bits(x); break;
+    case DType::f32:
+      static_cast<float*>(dst)[i] = x;
+      break;
+    case DType::f16:
+      static_cast<std::uint16_t*>(dst)[i] = float_to_f16_bits(x);
+      break;
+    case DType::bf16:
+      static_cast<std::uint16_t*>(dst)[i] = float_to_bf16_bits(x);
+      break;
   }
 }
 
 inline float load_as(DType t, const void* src, std::size_t i) {
   switch (t) {
-    case DType::f32: return static_cast<const float*>(src)[i];
-    case DType::f16: return f16_bits_to_float(static_cast<const std::uint16_t*>(src)[i]);
-    case DType::bf16: return bf16_bits_to_float(static_cast<const std::uint16_t*>(src)[i]);
+    case DType::f32:
+      return static_cast<const float*>(src)[i];
+    case DType::f16:
+      return f16_bits_to_float(static_cast<const std::uint16_t*>(src)[i]);
+    case DType::bf16:
+      return bf16_bits_to_float(static_cast<const std::uint16_t*>(src)[i]);
   }
   return 0.0f;
 }

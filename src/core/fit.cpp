@@ -24,21 +24,25 @@ constexpr double kAsymptoteToleranceWithoutCi = 0.15;
 
 void check_point(const TimedPoint& p, std::size_t index) {
   if (!std::isfinite(p.length) || p.length <= 0)
-    throw BadLength("point " + std::to_string(index + 1) + ": length must be a finite number > 0, got " +
-                    num(p.length));
+    throw BadLength("point " + std::to_string(index + 1) +
+                    ": length must be a finite number > 0, got " + num(p.length));
   if (!std::isfinite(p.seconds) || p.seconds <= 0)
-    throw BadTime("point " + std::to_string(index + 1) + ": time must be a finite number > 0, got " +
-                  num(p.seconds));
+    throw BadTime("point " + std::to_string(index + 1) +
+                  ": time must be a finite number > 0, got " + num(p.seconds));
 }
 
 }  // namespace
 
 std::string_view to_string(Regime r) {
   switch (r) {
-    case Regime::flat: return "flat";
-    case Regime::sublinear: return "sublinear";
-    case Regime::linear: return "linear";
-    case Regime::superlinear: return "superlinear";
+    case Regime::flat:
+      return "flat";
+    case Regime::sublinear:
+      return "sublinear";
+    case Regime::linear:
+      return "linear";
+    case Regime::superlinear:
+      return "superlinear";
   }
   return "?";
 }
@@ -131,8 +135,7 @@ FitResult fit_power_law(const std::vector<TimedPoint>& all, double fit_from) {
     f.segments.push_back(
         {it->first, next->first, (y1 - y0) / (std::log(next->first) - std::log(it->first))});
   }
-  f.asymptote_reached =
-      std::abs(f.segments.back().exponent - f.exponent) <= f.asymptote_tolerance;
+  f.asymptote_reached = std::abs(f.segments.back().exponent - f.exponent) <= f.asymptote_tolerance;
   return f;
 }
 

@@ -26,20 +26,20 @@ struct Segment {
 };
 
 struct FitResult {
-  double exponent = 0;                    // p
-  double constant = 0;                    // c, seconds at L = 1
+  double exponent = 0;  // p
+  double constant = 0;  // c, seconds at L = 1
   double r2 = 0;
   std::optional<double> stderr_exponent;  // null when n = 2 (no residual degrees of freedom)
   std::optional<double> ci95_low, ci95_high;
-  std::string ci95_reason;                // why the CI is null, empty otherwise
-  double per_token_s = 0;                 // t(L_max) / L_max (geometric mean if L_max repeats)
+  std::string ci95_reason;  // why the CI is null, empty otherwise
+  double per_token_s = 0;   // t(L_max) / L_max (geometric mean if L_max repeats)
   double longest_length = 0;
   Regime regime = Regime::flat;
   int n_points = 0;
-  double fit_from = 0;                    // smallest length admitted (0: all)
+  double fit_from = 0;  // smallest length admitted (0: all)
   std::vector<Segment> segments;
   bool asymptote_reached = true;
-  double asymptote_tolerance = 0;         // CI half-width, or 0.15 where there is no CI
+  double asymptote_tolerance = 0;  // CI half-width, or 0.15 where there is no CI
 };
 
 // Throws TooFewPoints, TooFewDistinctLengths, BadLength or BadTime (all FitError) naming the

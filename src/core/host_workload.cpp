@@ -35,8 +35,8 @@ namespace {
 
 void fill(AlignedBuffer& buf, DType t, std::uint64_t seed, TensorId id, std::int64_t n) {
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) store_as(t, buf.data(), std::size_t(i),
-                                                 random_value(seed, id, std::uint64_t(i)));
+  for (std::int64_t i = 0; i < n; ++i)
+    store_as(t, buf.data(), std::size_t(i), random_value(seed, id, std::uint64_t(i)));
 }
 
 }  // namespace
@@ -51,8 +51,9 @@ HostWorkload make_host_workload(const Workload& w) {
   // Size the whole workload before allocating any of it, in floating point so that no
   // product can overflow, and refuse what this machine's memory cannot hold.
   const long double bytes =
-      (2.0L * w.replicas * w.shape.batch * ((w.length + w.shape.block_size - 1) / w.shape.block_size) *
-           w.shape.block_size * w.shape.kv_heads * w.shape.head_dim +
+      (2.0L * w.replicas * w.shape.batch *
+           ((w.length + w.shape.block_size - 1) / w.shape.block_size) * w.shape.block_size *
+           w.shape.kv_heads * w.shape.head_dim +
        2.0L * w.replicas * w.shape.batch * w.shape.q_heads * w.shape.head_dim) *
           element_size(w.dtype) +
       // the f64 copies of one output that a correctness check holds (reference and result)
@@ -66,8 +67,8 @@ HostWorkload make_host_workload(const Workload& w) {
     std::ostringstream os;
     os.precision(4);
     os << "the workload needs " << double(bytes) << " bytes of host memory (B=" << w.shape.batch
-       << ", L=" << w.length << ", " << w.replicas << " replicas); at most "
-       << double(memory) << " can be used here";
+       << ", L=" << w.length << ", " << w.replicas << " replicas); at most " << double(memory)
+       << " can be used here";
     throw InputError(os.str());
   }
   BlockAllocator alloc(w.num_blocks(), w.seed);  // refuses tables past 32 bits

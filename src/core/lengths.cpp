@@ -32,8 +32,8 @@ std::vector<std::int64_t> parse_range(std::string_view text) {
     throw InputError("--lengths: range factor '" + std::string(factor_text) +
                      "' must be written xN, e.g. x4");
   const std::int64_t factor = parse_positive(factor_text.substr(1), "range factor");
-  if (factor < 2) throw InputError("--lengths: range factor must be at least 2, got x" +
-                                   std::to_string(factor));
+  if (factor < 2)
+    throw InputError("--lengths: range factor must be at least 2, got x" + std::to_string(factor));
   if (end < start)
     throw InputError("--lengths: range end " + std::to_string(end) + " is below its start " +
                      std::to_string(start));

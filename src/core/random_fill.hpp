@@ -18,8 +18,7 @@ RB_HD inline std::uint64_t splitmix64(std::uint64_t x) {
 }
 
 RB_HD inline float random_value(std::uint64_t seed, TensorId tensor, std::uint64_t index) {
-  const std::uint64_t h =
-      splitmix64(splitmix64(seed ^ (std::uint64_t(tensor) << 56)) + index);
+  const std::uint64_t h = splitmix64(splitmix64(seed ^ (std::uint64_t(tensor) << 56)) + index);
   // 24 random bits -> [-1, 1) exactly representable in f32.
   return float(std::int64_t(h >> 40) - (1ll << 23)) * (1.0f / float(1 << 23));
 }

@@ -6,8 +6,12 @@
 
 namespace readbench {
 
-std::string_view to_string(Path p) { return p == Path::gather ? "gather" : "fused"; }
-std::string_view to_string(CacheState c) { return c == CacheState::cold ? "cold" : "hot"; }
+std::string_view to_string(Path p) {
+  return p == Path::gather ? "gather" : "fused";
+}
+std::string_view to_string(CacheState c) {
+  return c == CacheState::cold ? "cold" : "hot";
+}
 
 Path parse_path(std::string_view s) {
   if (s == "gather") return Path::gather;

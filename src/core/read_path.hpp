@@ -9,7 +9,7 @@ enum class CacheState { cold, hot };
 
 std::string_view to_string(Path p);
 std::string_view to_string(CacheState c);
-Path parse_path(std::string_view s);              // throws InputError
+Path parse_path(std::string_view s);               // throws InputError
 CacheState parse_cache_state(std::string_view s);  // throws InputError
 
 }  // namespace readbench

@@ -65,9 +65,12 @@ double relative_error(const std::vector<double>& out, const std::vector<double>&
 
 double tolerance(DType t) {
   switch (t) {
-    case DType::f32: return 1e-5;
-    case DType::f16: return 2e-3;
-    case DType::bf16: return 1e-2;
+    case DType::f32:
+      return 1e-5;
+    case DType::f16:
+      return 2e-3;
+    case DType::bf16:
+      return 1e-2;
   }
   return 0;
 }

@@ -29,9 +29,7 @@ struct Workload {
   int replicas = 1;
   std::uint64_t seed = 0;
 
-  std::int64_t blocks_per_seq() const {
-    return (length + shape.block_size - 1) / shape.block_size;
-  }
+  std::int64_t blocks_per_seq() const { return (length + shape.block_size - 1) / shape.block_size; }
   // Physical blocks in the pool: every replica's sequences own distinct blocks.
   std::int64_t num_blocks() const {
     return std::int64_t(replicas) * shape.batch * blocks_per_seq();

@@ -9,9 +9,12 @@ namespace readbench {
 
 std::string_view to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::unavailable: return "unavailable";
-    case Status::failed: return "failed";
+    case Status::ok:
+      return "ok";
+    case Status::unavailable:
+      return "unavailable";
+    case Status::failed:
+      return "failed";
   }
   return "?";
 }
@@ -26,10 +29,14 @@ BackendChoice parse_backend_choice(std::string_view s) {
 
 std::string_view to_string(BackendChoice b) {
   switch (b) {
-    case BackendChoice::cpu: return "cpu";
-    case BackendChoice::cuda: return "cuda";
-    case BackendChoice::all: return "all";
-    case BackendChoice::auto_: return "auto";
+    case BackendChoice::cpu:
+      return "cpu";
+    case BackendChoice::cuda:
+      return "cuda";
+    case BackendChoice::all:
+      return "all";
+    case BackendChoice::auto_:
+      return "auto";
   }
   return "?";
 }
@@ -40,7 +47,9 @@ Statistic parse_statistic(std::string_view s) {
   throw InputError("unknown statistic '" + std::string(s) + "' (expected min or median)");
 }
 
-std::string_view to_string(Statistic s) { return s == Statistic::min ? "min" : "median"; }
+std::string_view to_string(Statistic s) {
+  return s == Statistic::min ? "min" : "median";
+}
 
 bool RunResult::all_checks_passed() const {
   return std::all_of(results.begin(), results.end(), [](const PathResult& r) {

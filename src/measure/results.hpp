@@ -44,7 +44,7 @@ struct CheckResult {
   std::int64_t length = 0;
   int batch = 0;
   DType dtype = DType::bf16;
-  double error = 0;      // relative Frobenius error against the f64 reference
+  double error = 0;  // relative Frobenius error against the f64 reference
   double tolerance = 0;
   bool passed = false;
 };

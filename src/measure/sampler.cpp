@@ -45,8 +45,8 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
   // A lone call can be slower than one in a batch (a GPU launch on an idle device): estimate
   // again the way samples run, so a sample really spans 1000 ticks.
   if (m.calls_per_sample > 1) {
-    const double batched = backend.time_calls(path, m.calls_per_sample, CacheState::hot) /
-                           m.calls_per_sample;
+    const double batched =
+        backend.time_calls(path, m.calls_per_sample, CacheState::hot) / m.calls_per_sample;
     m.calls_per_sample =
         std::max(m.calls_per_sample, calls_per_sample(backend.timer_resolution_s(), batched));
   }

@@ -10,8 +10,8 @@ struct SamplingPolicy {
   double noise_target = 0.01;  // relative standard error of the median (statistics.hpp)
   int min_samples = 10;
   int max_samples = 10000;
-  double min_time_s = 0.05;    // sampling time before the noise target may stop it
-  double budget_s = 1.0;       // per point, warm-up and flushes included
+  double min_time_s = 0.05;  // sampling time before the noise target may stop it
+  double budget_s = 1.0;     // per point, warm-up and flushes included
   double warmup_s = 0.02;
   CacheState cache = CacheState::cold;
 };

@@ -115,13 +115,15 @@ int replicas_for(std::int64_t bytes_per_call, std::int64_t cache_bytes, double r
   return int(std::clamp(std::min(evict, batch), 1.0, 256.0));
 }
 
-
 std::vector<std::string> backend_names(BackendChoice c) {
   switch (c) {
-    case BackendChoice::cpu: return {"cpu"};
-    case BackendChoice::cuda: return {"cuda"};
+    case BackendChoice::cpu:
+      return {"cpu"};
+    case BackendChoice::cuda:
+      return {"cuda"};
     case BackendChoice::all:
-    case BackendChoice::auto_: return {"cpu", "cuda"};
+    case BackendChoice::auto_:
+      return {"cpu", "cuda"};
   }
   return {};
 }
@@ -188,7 +190,9 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
   }
 
   // gather / fused per (backend, length) where both were timed.
-  std::map<std::pair<std::string, std::int64_t>, std::pair<std::optional<double>, std::optional<double>>> times;
+  std::map<std::pair<std::string, std::int64_t>,
+           std::pair<std::optional<double>, std::optional<double>>>
+      times;
   for (const PathResult& r : run.results)
     for (const PointResult& p : r.points) {
       auto& [g, f] = times[{r.backend, p.length}];
@@ -196,7 +200,8 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
     }
   for (const auto& [key, t] : times)
     if (t.first && t.second)
-      run.speedups.push_back({key.first, key.second, *t.first, *t.second, speedup_of(*t.first, *t.second)});
+      run.speedups.push_back(
+          {key.first, key.second, *t.first, *t.second, speedup_of(*t.first, *t.second)});
   return run;
 }
 

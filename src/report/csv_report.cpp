@@ -24,9 +24,9 @@ std::string build_csv(const RunResult& run) {
          << run.config.shape.batch << ',' << p.length << ',' << s.count << ','
          << p.measurement.calls_per_sample << ',' << g(s.min) << ',' << g(s.median) << ','
          << g(s.mean) << ',' << g(s.stddev) << ',' << g(s.max) << ',' << p.bytes.total() << ','
-         << g(p.gbps) << ',' << g(p.ceiling_fraction) << ','
-         << (r.fit ? g(r.fit->exponent) : "") << ',' << (r.fit ? g(r.fit->per_token_s) : "")
-         << ',' << (r.fit ? to_string(r.fit->regime) : "") << '\n';
+         << g(p.gbps) << ',' << g(p.ceiling_fraction) << ',' << (r.fit ? g(r.fit->exponent) : "")
+         << ',' << (r.fit ? g(r.fit->per_token_s) : "") << ','
+         << (r.fit ? to_string(r.fit->regime) : "") << '\n';
     }
   }
   return os.str();

@@ -11,7 +11,8 @@ namespace {
 Json gpu_to_json(const GpuInfo& g) {
   return {{"index", g.index},
           {"name", g.name},
-          {"compute_capability", std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor)},
+          {"compute_capability",
+           std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor)},
           {"sm_count", g.sm_count},
           {"l2_bytes", g.l2_bytes},
           {"memory_bytes", g.memory_bytes},
@@ -68,12 +69,8 @@ Json point_to_json(const PointResult& p) {
 }
 
 Json check_to_json(const CheckResult& c) {
-  return {{"length", c.length},
-          {"batch", c.batch},
-          {"dtype", to_string(c.dtype)},
-          {"error", c.error},
-          {"tolerance", c.tolerance},
-          {"passed", c.passed}};
+  return {{"length", c.length}, {"batch", c.batch},         {"dtype", to_string(c.dtype)},
+          {"error", c.error},   {"tolerance", c.tolerance}, {"passed", c.passed}};
 }
 
 }  // namespace
@@ -117,7 +114,8 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
               {"checks", checks},
               {"points", points},
               {"fit", r.fit ? fit_to_json(*r.fit) : Json(nullptr)}};
-    if (!r.fit) j["fit_error"] = r.fit_error.empty() ? std::string("no points were timed") : r.fit_error;
+    if (!r.fit)
+      j["fit_error"] = r.fit_error.empty() ? std::string("no points were timed") : r.fit_error;
     results.push_back(j);
   }
 

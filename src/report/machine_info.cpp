@@ -29,8 +29,7 @@ HostInfo describe_host() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) == 0) h.hostname = name;
   utsname u{};
-  if (::uname(&u) == 0)
-    h.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  if (::uname(&u) == 0) h.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
   h.cpu_model = proc_field("/proc/cpuinfo", "model name");
   if (h.cpu_model.empty()) h.cpu_model = "unknown";
   h.cpu_cores = int(std::thread::hardware_concurrency());

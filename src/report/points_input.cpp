@@ -65,8 +65,8 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
     if (int(cells.size()) <= std::max(li, si))
       throw InputError(where + ": expected " + std::to_string(header.size()) + " columns, got " +
                        std::to_string(cells.size()));
-    s.points.push_back({parse_number(cells[li], where, "length"),
-                        parse_number(cells[si], where, "seconds")});
+    s.points.push_back(
+        {parse_number(cells[li], where, "length"), parse_number(cells[si], where, "seconds")});
   }
   return {s};
 }

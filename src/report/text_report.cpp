@@ -31,7 +31,8 @@ std::string format_fit(const FitResult& f) {
   else
     os << " (no CI: " << f.ci95_reason << ")";
   os << "  regime: " << to_string(f.regime) << '\n';
-  os << "  per-token cost " << format_seconds(f.per_token_s) << printf_str(" at L=%.0f", f.longest_length)
+  os << "  per-token cost " << format_seconds(f.per_token_s)
+     << printf_str(" at L=%.0f", f.longest_length)
      << printf_str("; r2 = %.4f; c = %.3g s; %d points", f.r2, f.constant, f.n_points);
   if (f.fit_from > 0) os << printf_str(" with L >= %.0f", f.fit_from);
   os << "\n  segments:";
@@ -104,7 +105,8 @@ std::string format_run(const RunResult& run) {
   if (!run.speedups.empty()) {
     os << "\nspeedup of fused over gather (gather time / fused time):\n";
     for (const Speedup& s : run.speedups)
-      os << printf_str("  %-6s L=%-8lld %.2fx\n", s.backend.c_str(), (long long)s.length, s.speedup);
+      os << printf_str("  %-6s L=%-8lld %.2fx\n", s.backend.c_str(), (long long)s.length,
+                       s.speedup);
   }
   return os.str();
 }

@@ -65,7 +65,8 @@ class CpuBackend final : public Backend {
       store_as(wl.dtype, out_.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());
     run(p, 0);
     std::vector<double> out(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) out[std::size_t(i)] = load_as(wl.dtype, out_.data(), std::size_t(i));
+    for (std::int64_t i = 0; i < n; ++i)
+      out[std::size_t(i)] = load_as(wl.dtype, out_.data(), std::size_t(i));
     return out;
   }
 

@@ -88,9 +88,15 @@ inline float hsum(vfloat v) {
   return v[0];
 }
 
-inline float scalar_f32(float x) { return x; }
-inline float scalar_f32(Bf16 x) { return bf16_bits_to_float(x.bits); }
-inline float scalar_f32(F16 x) { return f16_bits_to_float(x.bits); }
+inline float scalar_f32(float x) {
+  return x;
+}
+inline float scalar_f32(Bf16 x) {
+  return bf16_bits_to_float(x.bits);
+}
+inline float scalar_f32(F16 x) {
+  return f16_bits_to_float(x.bits);
+}
 
 // 2^x for x <= 0 by round-to-nearest range reduction and a degree-7 Taylor polynomial on
 // [-0.5, 0.5] (relative error about 5e-9, far below f32 tolerance); plain arithmetic so the
@@ -201,7 +207,8 @@ inline void accumulate_values(int D, const T* v, std::ptrdiff_t stride, int n,
     }
   }
   for (int g = 0; g < G; ++g)
-    for (int j = 0; j < TV; ++j) std::memcpy(acc + g * D + (i0 + j) * kLanes, &a[g][j], sizeof(vfloat));
+    for (int j = 0; j < TV; ++j)
+      std::memcpy(acc + g * D + (i0 + j) * kLanes, &a[g][j], sizeof(vfloat));
 }
 
 #if defined(__AVX512BF16__)
@@ -220,24 +227,24 @@ constexpr int kBitReversed16[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 1
 inline vfloat transpose_sum16(const vfloat (&x)[16]) {
   vfloat y[8], z[4], w[2];
   for (int m = 0; m < 8; ++m)
-    y[m] = __builtin_shufflevector(x[2 * m], x[2 * m + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18,
-                                   19, 20, 21, 22, 23) +
-           __builtin_shufflevector(x[2 * m], x[2 * m + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25,
-                                   26, 27, 28, 29, 30, 31);
+    y[m] = __builtin_shufflevector(x[2 * m], x[2 * m + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19,
+                                   20, 21, 22, 23) +
+           __builtin_shufflevector(x[2 * m], x[2 * m + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26,
+                                   27, 28, 29, 30, 31);
   for (int m = 0; m < 4; ++m)
-    z[m] = __builtin_shufflevector(y[2 * m], y[2 * m + 1], 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10,
-                                   11, 24, 25, 26, 27) +
+    z[m] = __builtin_shufflevector(y[2 * m], y[2 * m + 1], 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11,
+                                   24, 25, 26, 27) +
            __builtin_shufflevector(y[2 * m], y[2 * m + 1], 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14,
                                    15, 28, 29, 30, 31);
   for (int m = 0; m < 2; ++m)
-    w[m] = __builtin_shufflevector(z[2 * m], z[2 * m + 1], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24,
-                                   25, 12, 13, 28, 29) +
+    w[m] = __builtin_shufflevector(z[2 * m], z[2 * m + 1], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25,
+                                   12, 13, 28, 29) +
            __builtin_shufflevector(z[2 * m], z[2 * m + 1], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26,
                                    27, 14, 15, 30, 31);
-  return __builtin_shufflevector(w[0], w[1], 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28,
-                                 14, 30) +
-         __builtin_shufflevector(w[0], w[1], 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29,
-                                 15, 31);
+  return __builtin_shufflevector(w[0], w[1], 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14,
+                                 30) +
+         __builtin_shufflevector(w[0], w[1], 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15,
+                                 31);
 }
 
 template <int G, int TT>
@@ -323,9 +330,8 @@ inline void softmax_update(float (*s)[kChunk], int n, int D, HeadState<G>& st) {
     float chunk_max = -std::numeric_limits<float>::infinity();
     for (int r = 0; r < n; ++r) chunk_max = std::max(chunk_max, s[g][r]);
     const float m_new = std::max(st.m[g], chunk_max);
-    const float corr = st.m[g] == -std::numeric_limits<float>::infinity()
-                           ? 0.0f
-                           : fast_exp2(st.m[g] - m_new);
+    const float corr =
+        st.m[g] == -std::numeric_limits<float>::infinity() ? 0.0f : fast_exp2(st.m[g] - m_new);
     float sum = 0;
 #pragma omp simd reduction(+ : sum)
     for (int r = 0; r < n; ++r) {
@@ -351,8 +357,8 @@ struct QueryTile {
 // Folds n <= kChunk rows (row i at k + i*stride, likewise v) into the state of G heads.
 // pq: lines of a later block to prefetch while this runs (drained by the end).
 template <class T, int G>
-void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrdiff_t stride,
-                 int n, HeadState<G>& st, PrefetchQueue& pq) {
+void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrdiff_t stride, int n,
+                 HeadState<G>& st, PrefetchQueue& pq) {
   // Rows per pass and vectors per tile sized so accumulators fit the register file.
   constexpr int TT = std::max(1, (kRegisters - 3) / (G + 1));
   constexpr int TV = std::max(1, kRegisters / 2 / G);
@@ -390,7 +396,8 @@ void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrd
   const int nv = D / kLanes;
   const int step = pq.per_step(n * std::max(1, (nv + TV - 1) / TV));
   int i = 0;
-  for (; i + TV <= nv; i += TV) accumulate_values<T, G, TV>(D, v, stride, n, s, st.acc, i, pq, step);
+  for (; i + TV <= nv; i += TV)
+    accumulate_values<T, G, TV>(D, v, stride, n, s, st.acc, i, pq, step);
   for (; i < nv; ++i) accumulate_values<T, G, 1>(D, v, stride, n, s, st.acc, i, pq, step);
   pq.issue(1 << 30);
   for (int d = nv * kLanes; d < D; ++d)
@@ -407,7 +414,7 @@ struct PagedRows {
   const T* v_pool;            // [num_blocks, S, Hkv, D]
   const std::int32_t* table;  // [blocks_per_seq] of this sequence
   int S;
-  std::int64_t block_elems;   // S * Hkv * D
+  std::int64_t block_elems;  // S * Hkv * D
 
   // Blocks lie at random in the pool, so no hardware prefetcher can guess the next one. The
   // chunk callback gets the block kPrefetchAhead further on (or nulls) and prefetches it, a
@@ -437,16 +444,16 @@ struct PagedRows {
 
 template <class T>
 struct ContiguousRows {
-  const T* k;  // [L, Hkv, D] of this sequence
-  const T* v;  // [L, Hkv, D]
+  const T* k;              // [L, Hkv, D] of this sequence
+  const T* v;              // [L, Hkv, D]
   std::int64_t row_elems;  // Hkv * D
 
   template <class F>
   void for_each_chunk(std::int64_t t0, std::int64_t t1, F&& f) const {
     // Sequential: the hardware prefetcher follows it, nothing to prefetch by hand.
     for (std::int64_t t = t0; t < t1; t += kChunk)
-      f(k + t * row_elems, v + t * row_elems, int(std::min<std::int64_t>(kChunk, t1 - t)),
-        nullptr, nullptr);
+      f(k + t * row_elems, v + t * row_elems, int(std::min<std::int64_t>(kChunk, t1 - t)), nullptr,
+        nullptr);
   }
 };
 
@@ -504,23 +511,26 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
       const std::int64_t t1 = std::min(L, (split + 1) * blocks_per_split * sh.block_size);
       const std::int64_t block_bytes =
           std::int64_t(sh.block_size) * sh.kv_heads * D * std::int64_t(sizeof(T));
-      make_rows(b).for_each_chunk(t0, t1, [&](const T* k, const T* v, int n, const T* ahead_k,
-                                              const T* ahead_v) {
-        for (int hq0 = 0; hq0 < Hq; hq0 += G) {
-          PrefetchQueue pq = PrefetchQueue::part(ahead_k, ahead_v, block_bytes, hq0 / G, Hq / G);
-          const std::int64_t head_off = std::int64_t(hq0 / group) * D;
-          HeadState<G> hs{st.m.data() + hq0, st.l.data() + hq0, st.acc.data() + std::size_t(hq0) * D};
-          const QueryTile<T> qt{qs.data() + std::size_t(hq0) * D,
-                                q + (std::int64_t(b) * Hq + hq0) * D, qscale};
-          attend_rows<T, G>(qt, D, k + head_off, v + head_off, std::ptrdiff_t(sh.kv_heads) * D,
-                            n, hs, pq);
-        }
-      });
+      make_rows(b).for_each_chunk(
+          t0, t1, [&](const T* k, const T* v, int n, const T* ahead_k, const T* ahead_v) {
+            for (int hq0 = 0; hq0 < Hq; hq0 += G) {
+              PrefetchQueue pq =
+                  PrefetchQueue::part(ahead_k, ahead_v, block_bytes, hq0 / G, Hq / G);
+              const std::int64_t head_off = std::int64_t(hq0 / group) * D;
+              HeadState<G> hs{st.m.data() + hq0, st.l.data() + hq0,
+                              st.acc.data() + std::size_t(hq0) * D};
+              const QueryTile<T> qt{qs.data() + std::size_t(hq0) * D,
+                                    q + (std::int64_t(b) * Hq + hq0) * D, qscale};
+              attend_rows<T, G>(qt, D, k + head_off, v + head_off, std::ptrdiff_t(sh.kv_heads) * D,
+                                n, hs, pq);
+            }
+          });
       if (splits == 1)
         for (int hq = 0; hq < Hq; ++hq)
           for (int d = 0; d < D; ++d)
-            store_out<T>(out, (std::int64_t(b) * Hq + hq) * D + d,
-                         st.acc[std::size_t(hq) * D + acc_position<T>(d, D)] / st.l[std::size_t(hq)]);
+            store_out<T>(
+                out, (std::int64_t(b) * Hq + hq) * D + d,
+                st.acc[std::size_t(hq) * D + acc_position<T>(d, D)] / st.l[std::size_t(hq)]);
     }
     if (splits > 1) {
       // Merge the slices of each (sequence, head): rescale each to the largest maximum.
@@ -605,18 +615,24 @@ void gather_typed(const HostWorkload& h, int replica, std::byte* out, GatherWork
 
 void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads) {
   switch (h.workload.dtype) {
-    case DType::f32: return fused_typed<float>(h, replica, out, threads);
-    case DType::f16: return fused_typed<F16>(h, replica, out, threads);
-    case DType::bf16: return fused_typed<Bf16>(h, replica, out, threads);
+    case DType::f32:
+      return fused_typed<float>(h, replica, out, threads);
+    case DType::f16:
+      return fused_typed<F16>(h, replica, out, threads);
+    case DType::bf16:
+      return fused_typed<Bf16>(h, replica, out, threads);
   }
 }
 
 void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
                  int threads) {
   switch (h.workload.dtype) {
-    case DType::f32: return gather_typed<float>(h, replica, out, ws, threads);
-    case DType::f16: return gather_typed<F16>(h, replica, out, ws, threads);
-    case DType::bf16: return gather_typed<Bf16>(h, replica, out, ws, threads);
+    case DType::f32:
+      return gather_typed<float>(h, replica, out, ws, threads);
+    case DType::f16:
+      return gather_typed<F16>(h, replica, out, ws, threads);
+    case DType::bf16:
+      return gather_typed<Bf16>(h, replica, out, ws, threads);
   }
 }
 

@@ -11,7 +11,9 @@ namespace {
 bool use_avx512() {
 #if defined(READBENCH_HAVE_AVX512_KERNELS)
   static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bf16");
+                          __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512dq") &&
+                          __builtin_cpu_supports("avx512bf16");
   return yes;
 #else
   return false;
@@ -19,7 +21,9 @@ bool use_avx512() {
 }
 }  // namespace
 
-std::string_view instruction_set() { return use_avx512() ? "avx512" : "baseline"; }
+std::string_view instruction_set() {
+  return use_avx512() ? "avx512" : "baseline";
+}
 
 int history_splits(const Workload& w, int threads) {
   const std::int64_t seqs = w.shape.batch;

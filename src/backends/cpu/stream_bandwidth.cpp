@@ -51,11 +51,13 @@ std::int64_t last_level_cache_bytes() {
   std::error_code ec;
   for (const auto& cpu : fs::directory_iterator("/sys/devices/system/cpu", ec)) {
     const std::string name = cpu.path().filename().string();
-    if (name.rfind("cpu", 0) != 0 || name.size() < 4 || !std::isdigit(static_cast<unsigned char>(name[3])))
+    if (name.rfind("cpu", 0) != 0 || name.size() < 4 ||
+        !std::isdigit(static_cast<unsigned char>(name[3])))
       continue;
     for (int index = 0; index < 8; ++index) {
       const fs::path dir = cpu.path() / "cache" / ("index" + std::to_string(index));
-      std::ifstream level_file(dir / "level"), size_file(dir / "size"), shared_file(dir / "shared_cpu_list");
+      std::ifstream level_file(dir / "level"), size_file(dir / "size"),
+          shared_file(dir / "shared_cpu_list");
       int level = 0;
       std::string size_text, shared;
       if (!(level_file >> level) || !(size_file >> size_text)) continue;
@@ -64,7 +66,8 @@ std::int64_t last_level_cache_bytes() {
         top_level = level;
         instances.clear();
       }
-      if (level == top_level) instances[shared.empty() ? name : shared] = parse_cache_size(size_text);
+      if (level == top_level)
+        instances[shared.empty() ? name : shared] = parse_cache_size(size_text);
     }
   }
   std::int64_t total = 0;
@@ -76,7 +79,8 @@ Bandwidths measure_host_bandwidths(int threads) {
   // 4x the cache, at least 256 MiB, at most 4 GiB: far past any cache, within memory.
   const std::int64_t bytes =
       std::clamp<std::int64_t>(4 * last_level_cache_bytes(), std::int64_t(256) << 20,
-                               std::int64_t(4) << 30) / 4096 * 4096;
+                               std::int64_t(4) << 30) /
+      4096 * 4096;
   AlignedBuffer buf{static_cast<std::size_t>(bytes)};
   parallel_fill(buf.data(), bytes, threads, 1);
   const auto* words = buf.as<std::uint64_t>();
@@ -99,7 +103,8 @@ Bandwidths measure_host_bandwidths(int threads) {
     const auto t0 = Clock::now();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::int64_t off = 0; off < half; off += chunk)
-      std::memcpy(buf.data() + half + off, buf.data() + off, std::size_t(std::min(chunk, half - off)));
+      std::memcpy(buf.data() + half + off, buf.data() + off,
+                  std::size_t(std::min(chunk, half - off)));
     best_copy = std::min(best_copy, seconds_since(t0));
   }
   bw.read_gbps = double(bytes) / best_read / 1e9;
