@@ -41,13 +41,7 @@ void fill(AlignedBuffer& buf, DType t, std::uint64_t seed, TensorId id, std::int
 
 }  // namespace
 
-HostWorkload make_host_workload(const Workload& w) {
-  w.shape.validate();
-  if (w.length <= 0)
-    throw InputError("history length must be positive, got " + std::to_string(w.length));
-  if (w.replicas <= 0)
-    throw InputError("replicas must be positive, got " + std::to_string(w.replicas));
-
+void check_host_memory(const Workload& w) {
   // Size the whole workload before allocating any of it, in floating point so that no
   // product can overflow, and refuse what this machine's memory cannot hold.
   const long double bytes =
@@ -71,6 +65,16 @@ HostWorkload make_host_workload(const Workload& w) {
        << " can be used here";
     throw InputError(os.str());
   }
+}
+
+HostWorkload make_host_workload(const Workload& w) {
+  w.shape.validate();
+  if (w.length <= 0)
+    throw InputError("history length must be positive, got " + std::to_string(w.length));
+  if (w.replicas <= 0)
+    throw InputError("replicas must be positive, got " + std::to_string(w.replicas));
+
+  check_host_memory(w);
   BlockAllocator alloc(w.num_blocks(), w.seed);  // refuses tables past 32 bits
 
   HostWorkload h;

@@ -37,6 +37,11 @@ struct HostWorkload {
   }
 };
 
+// Throws InputError naming the bytes when the whole workload (pools, queries, block tables
+// and a check's f64 outputs) cannot fit in a fifth less than this machine's memory, or its
+// length is beyond 2^40 tokens. make_host_workload calls it before allocating anything.
+void check_host_memory(const Workload& w);
+
 // Validates the workload (throws InputError) and builds it. Pool contents are
 // random_value(seed, key|value, physical element index); queries likewise by element index.
 HostWorkload make_host_workload(const Workload& w);

@@ -143,6 +143,12 @@ void validate(const SweepConfig& c) {
   if (c.device < 0) throw InputError("--device must be >= 0, got " + std::to_string(c.device));
   if (!std::isfinite(c.fit_from) || c.fit_from < 0)
     throw InputError("--fit-from must be a finite length >= 0, got " + std::to_string(c.fit_from));
+  // A workload this machine cannot hold is bad input under every --backend, refused before
+  // anything is measured: the longest length, or the partial block the checks add
+  // (verify.cpp), on one replica.
+  const std::int64_t longest = std::max(*std::max_element(c.lengths.begin(), c.lengths.end()),
+                                        std::int64_t(c.shape.block_size) + 1);
+  check_host_memory(Workload{c.shape, c.dtype, longest, 1, c.seed});
 }
 
 RunResult run_sweep(const SweepConfig& c, const Progress& progress, const BackendFactory& factory) {
