@@ -122,6 +122,12 @@ run "$BIN" --version
 if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "--version"; else
   fail "--version" "exit $rc: $(head -c 200 "$WORK/out")"; fi
 
+for sub in run fit verify; do
+  run "$BIN" "$sub" --version
+  if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "$sub --version"; else
+    fail "$sub --version" "exit $rc: $(head -c 200 "$WORK/out") $(first_err)"; fi
+done
+
 expect_ok "--help" "$BIN" --help
 subcommands=$("$BIN" --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
 for sub in run fit verify; do
@@ -217,6 +223,18 @@ expect_usage_error "run bad --cache" "$BIN" run --cache warm
 expect_usage_error "run zero --budget" "$BIN" run --budget 0
 expect_usage_error "run zero --noise" "$BIN" run --noise 0
 expect_usage_error "run --json and --csv both on stdout" "$BIN" run --json - --csv -
+expect_usage_error "run --seed -1" "$BIN" run --seed -1
+# Rejected before any sweep: a sweep at the default lengths would take seconds.
+expect_usage_error "run --fit-from -1" "$BIN" run --backend cpu --fit-from -1
+grep -q -- '--fit-from' "$WORK/err" && pass "run --fit-from -1 names --fit-from" ||
+  fail "run --fit-from -1 names --fit-from" "$(first_err)"
+# 100000 sequences of 100000 tokens need about 4e13 bytes: refused, naming the bytes.
+expect_usage_error "run a workload larger than memory" \
+  "$BIN" run --backend cpu -b 100000 --lengths 100000
+grep -q 'bytes' "$WORK/err" && pass "run a workload larger than memory names its bytes" ||
+  fail "run a workload larger than memory names its bytes" "$(first_err)"
+expect_usage_error "run a workload larger than memory under auto" \
+  "$BIN" run -b 100000 --lengths 100000
 
 if [ "$HAVE_GPU" -eq 0 ]; then
   expect_usage_error "run --backend cuda without a GPU" "$BIN" run --backend cuda "${TINY[@]}"
@@ -331,6 +349,11 @@ passes=$(grep -c ' pass$' "$WORK/out")
 [ "$passes" -eq 16 ] && ! grep -q FAIL "$WORK/out" && pass "verify reports every check as passed" ||
   fail "verify reports every check as passed" "$passes passes"
 expect_usage_error "verify bad --dtypes" "$BIN" verify --backend cpu --dtypes f32,fp8
+# S = 1 makes the default lengths 1 and S the same: checked once, still passing.
+expect_ok "verify --block-size 1" "$BIN" verify --backend cpu --block-size 1 --dtypes bf16
+! grep -q FAIL "$WORK/out" && [ "$(grep -c ' pass$' "$WORK/out")" -eq 6 ] &&
+  pass "verify --block-size 1 checks lengths 1, 2 and 1000" ||
+  fail "verify --block-size 1 checks lengths 1, 2 and 1000" "$(head -c 300 "$WORK/out")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -215,6 +215,36 @@ TEST_CASE("both CPU paths pass their checks when several replicas are prepared")
   for (const CheckResult& c : checks) CHECK(c.passed);
 }
 
+TEST_CASE("both CPU paths read the queries and block table of the replica they are given") {
+  // Replicas 1 and 2 have their own queries and blocks, so their outputs differ from replica
+  // 0's; each must match the reference of its own replica.
+  for (DType t : {DType::f32, DType::bf16}) {
+    CAPTURE(to_string(t));
+    const HostWorkload h = make_host_workload(Workload{make_shape(2, 8, 2, 64, 16), t, 37, 3, 5});
+    const Workload& w = h.workload;
+    AlignedBuffer out(std::size_t(w.io_elements()) * element_size(t)),
+        k(std::size_t(w.kv_bytes_per_call() / 2)), v(std::size_t(w.kv_bytes_per_call() / 2));
+    const std::vector<double> ref0 = reference_attention(h, 0);
+    for (int r : {1, 2}) {
+      CAPTURE(r);
+      const std::vector<double> ref = reference_attention(h, r);
+      REQUIRE(relative_error(ref, ref0) > 0.1);
+      for (Path p : {Path::gather, Path::fused}) {
+        CAPTURE(to_string(p));
+        for (std::int64_t i = 0; i < w.io_elements(); ++i)
+          store_as(t, out.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());
+        if (p == Path::gather)
+          cpu::gather_read(h, r, out.data(), {k.data(), v.data()}, 2);
+        else
+          cpu::fused_read(h, r, out.data(), 2);
+        std::vector<double> got(ref.size());
+        for (std::size_t i = 0; i < got.size(); ++i) got[i] = load_as(t, out.data(), i);
+        CHECK(relative_error(got, ref) <= tolerance(t));
+      }
+    }
+  }
+}
+
 TEST_CASE("an output spoiled in one element fails its check") {
   SpoiledBackend backend(SpoiledBackend::Spoil::scale_one_element);
   const auto checks =

@@ -8,8 +8,10 @@
 
 #include "core/errors.hpp"
 #include "core/fit.hpp"
+#include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::error_message;
 
 namespace {
 
@@ -18,17 +20,6 @@ std::vector<TimedPoint> power_series(double c, double p) {
   std::vector<TimedPoint> pts;
   for (double L = 16; L <= 4096; L *= 4) pts.push_back({L, c * std::pow(L, p)});
   return pts;
-}
-
-// The message of the FitError `f` throws, or "" when it throws none.
-template <class F>
-std::string fit_message(F&& f) {
-  try {
-    f();
-  } catch (const FitError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -78,23 +69,35 @@ TEST_CASE("an exact series has a zero-width confidence interval") {
   CHECK(f.ci95_reason.empty());
 }
 
+TEST_CASE("exact power laws with exponents one half and 0.7 have reached their asymptote") {
+  // No residual leaves a zero-width CI; rounding in the last segment must not read as a miss.
+  for (double p : {0.5, 0.7}) {
+    CAPTURE(p);
+    const FitResult f = fit_power_law(power_series(1e-7, p));
+    CHECK(f.asymptote_reached);
+    CHECK(f.segments.back().exponent == doctest::Approx(p).epsilon(1e-12));
+  }
+}
+
 // --- guards ---------------------------------------------------------------------------
 
 TEST_CASE("no points raise TooFewPoints naming the count") {
   CHECK_THROWS_AS(fit_power_law({}), TooFewPoints);
-  CHECK(fit_message([] { fit_power_law({}); }).find("got 0") != std::string::npos);
+  CHECK(error_message<FitError>([] { fit_power_law({}); }).find("got 0") != std::string::npos);
 }
 
 TEST_CASE("one point raises TooFewPoints naming the count") {
   CHECK_THROWS_AS(fit_power_law({{16, 1e-6}}), TooFewPoints);
-  CHECK(fit_message([] { fit_power_law({{16, 1e-6}}); }).find("got 1") != std::string::npos);
+  CHECK(error_message<FitError>([] {
+          fit_power_law({{16, 1e-6}});
+        }).find("got 1") != std::string::npos);
 }
 
 TEST_CASE("fit_from leaving one point raises TooFewPoints naming the threshold") {
   const std::vector<TimedPoint> pts{{16, 1e-6}, {64, 2e-6}, {256, 4e-6}};
   CHECK_NOTHROW(fit_power_law(pts, 64));
   CHECK_THROWS_AS(fit_power_law(pts, 100), TooFewPoints);
-  const std::string msg = fit_message([&] { fit_power_law(pts, 100); });
+  const std::string msg = error_message<FitError>([&] { fit_power_law(pts, 100); });
   CHECK(msg.find(">= 100") != std::string::npos);
   CHECK(msg.find("got 1") != std::string::npos);
 }
@@ -102,7 +105,7 @@ TEST_CASE("fit_from leaving one point raises TooFewPoints naming the threshold")
 TEST_CASE("points at one length only raise TooFewDistinctLengths naming the length") {
   const std::vector<TimedPoint> pts{{64, 1e-6}, {64, 2e-6}, {64, 3e-6}};
   CHECK_THROWS_AS(fit_power_law(pts), TooFewDistinctLengths);
-  const std::string msg = fit_message([&] { fit_power_law(pts); });
+  const std::string msg = error_message<FitError>([&] { fit_power_law(pts); });
   CHECK(msg.find("64") != std::string::npos);
   CHECK(msg.find("3 points") != std::string::npos);
 }
@@ -110,7 +113,7 @@ TEST_CASE("points at one length only raise TooFewDistinctLengths naming the leng
 TEST_CASE("a zero length raises BadLength naming the value") {
   const std::vector<TimedPoint> pts{{16, 1e-6}, {0, 2e-6}};
   CHECK_THROWS_AS(fit_power_law(pts), BadLength);
-  const std::string msg = fit_message([&] { fit_power_law(pts); });
+  const std::string msg = error_message<FitError>([&] { fit_power_law(pts); });
   CHECK(msg.find("got 0") != std::string::npos);
   CHECK(msg.find("point 2") != std::string::npos);
 }
@@ -118,25 +121,25 @@ TEST_CASE("a zero length raises BadLength naming the value") {
 TEST_CASE("a negative length raises BadLength naming the value") {
   const std::vector<TimedPoint> pts{{-16, 1e-6}, {32, 2e-6}};
   CHECK_THROWS_AS(fit_power_law(pts), BadLength);
-  CHECK(fit_message([&] { fit_power_law(pts); }).find("got -16") != std::string::npos);
+  CHECK(error_message<FitError>([&] { fit_power_law(pts); }).find("got -16") != std::string::npos);
 }
 
 TEST_CASE("a NaN length raises BadLength naming the value") {
   const std::vector<TimedPoint> pts{{16, 1e-6}, {kNaN, 2e-6}};
   CHECK_THROWS_AS(fit_power_law(pts), BadLength);
-  CHECK(fit_message([&] { fit_power_law(pts); }).find("nan") != std::string::npos);
+  CHECK(error_message<FitError>([&] { fit_power_law(pts); }).find("nan") != std::string::npos);
 }
 
 TEST_CASE("an infinite length raises BadLength naming the value") {
   const std::vector<TimedPoint> pts{{16, 1e-6}, {kInf, 2e-6}};
   CHECK_THROWS_AS(fit_power_law(pts), BadLength);
-  CHECK(fit_message([&] { fit_power_law(pts); }).find("inf") != std::string::npos);
+  CHECK(error_message<FitError>([&] { fit_power_law(pts); }).find("inf") != std::string::npos);
 }
 
 TEST_CASE("a zero time raises BadTime naming the value") {
   const std::vector<TimedPoint> pts{{16, 1e-6}, {32, 0}};
   CHECK_THROWS_AS(fit_power_law(pts), BadTime);
-  const std::string msg = fit_message([&] { fit_power_law(pts); });
+  const std::string msg = error_message<FitError>([&] { fit_power_law(pts); });
   CHECK(msg.find("got 0") != std::string::npos);
   CHECK(msg.find("point 2") != std::string::npos);
 }
@@ -144,19 +147,20 @@ TEST_CASE("a zero time raises BadTime naming the value") {
 TEST_CASE("a negative time raises BadTime naming the value") {
   const std::vector<TimedPoint> pts{{16, -0.25}, {32, 1e-6}};
   CHECK_THROWS_AS(fit_power_law(pts), BadTime);
-  CHECK(fit_message([&] { fit_power_law(pts); }).find("got -0.25") != std::string::npos);
+  CHECK(error_message<FitError>([&] { fit_power_law(pts); }).find("got -0.25") !=
+        std::string::npos);
 }
 
 TEST_CASE("a NaN time raises BadTime naming the value") {
   const std::vector<TimedPoint> pts{{16, 1e-6}, {32, kNaN}};
   CHECK_THROWS_AS(fit_power_law(pts), BadTime);
-  CHECK(fit_message([&] { fit_power_law(pts); }).find("nan") != std::string::npos);
+  CHECK(error_message<FitError>([&] { fit_power_law(pts); }).find("nan") != std::string::npos);
 }
 
 TEST_CASE("an infinite time raises BadTime naming the value") {
   const std::vector<TimedPoint> pts{{16, 1e-6}, {32, kInf}};
   CHECK_THROWS_AS(fit_power_law(pts), BadTime);
-  CHECK(fit_message([&] { fit_power_law(pts); }).find("inf") != std::string::npos);
+  CHECK(error_message<FitError>([&] { fit_power_law(pts); }).find("inf") != std::string::npos);
 }
 
 TEST_CASE("a negative or non-finite fit_from is an input error") {

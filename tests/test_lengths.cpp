@@ -7,18 +7,14 @@
 
 #include "core/errors.hpp"
 #include "core/lengths.hpp"
+#include "test_support.hpp"
 
 using namespace readbench;
 using Lengths = std::vector<std::int64_t>;
 
 namespace {
 std::string error_of(const char* text) {
-  try {
-    parse_lengths(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::error_message([&] { parse_lengths(text); });
 }
 }  // namespace
 

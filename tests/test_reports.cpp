@@ -21,8 +21,10 @@
 #include "report/csv_report.hpp"
 #include "report/json_report.hpp"
 #include "report/points_input.hpp"
+#include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::error_message;
 namespace fs = std::filesystem;
 
 namespace {
@@ -101,16 +103,6 @@ HostInfo synthetic_host() {
 
 Json synthetic_report() {
   return build_report(synthetic_run(), synthetic_host(), "2026-01-02T03:04:05Z");
-}
-
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 std::string slurp(const fs::path& p) {
@@ -360,7 +352,7 @@ TEST_CASE("an atomic write replaces an existing file") {
 TEST_CASE("an atomic write into a missing directory fails naming the path") {
   TempDir dir;
   const std::string target = (dir.path / "missing" / "report.json").string();
-  const std::string msg = input_error([&] { write_atomically(target, "x"); });
+  const std::string msg = error_message([&] { write_atomically(target, "x"); });
   CHECK(msg.find(target) != std::string::npos);
   CHECK(msg.find("does not exist") != std::string::npos);
   CHECK(dir.entries().empty());
@@ -379,7 +371,8 @@ TEST_CASE("a write that fails midway leaves the old file unchanged and no tempor
   rlimit small = old_limit;
   small.rlim_cur = 4096;
   REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
-  const std::string msg = input_error([&] { write_atomically(target, std::string(100000, 'x')); });
+  const std::string msg =
+      error_message([&] { write_atomically(target, std::string(100000, 'x')); });
   ::setrlimit(RLIMIT_FSIZE, &old_limit);
   std::signal(SIGXFSZ, old_handler);
 
@@ -392,7 +385,7 @@ TEST_CASE("writing over a directory fails and leaves it in place") {
   TempDir dir;
   fs::create_directory(dir.path / "sub");
   const std::string target = (dir.path / "sub").string();
-  CHECK(input_error([&] { write_atomically(target, "x"); }).find("is a directory") !=
+  CHECK(error_message([&] { write_atomically(target, "x"); }).find("is a directory") !=
         std::string::npos);
   CHECK(fs::is_directory(target));
 }
@@ -406,11 +399,11 @@ TEST_CASE("check_writable accepts stdout and a file in an existing directory") {
 
 TEST_CASE("check_writable rejects an empty path, a missing directory and a directory") {
   TempDir dir;
-  CHECK(input_error([] { check_writable(""); }).find("empty") != std::string::npos);
-  CHECK(input_error([] {
+  CHECK(error_message([] { check_writable(""); }).find("empty") != std::string::npos);
+  CHECK(error_message([] {
           check_writable("/nonexistent-readbench-dir/x.json");
         }).find("does not exist") != std::string::npos);
-  CHECK(input_error([&] { check_writable(dir.path.string()); }).find("is a directory") !=
+  CHECK(error_message([&] { check_writable(dir.path.string()); }).find("is a directory") !=
         std::string::npos);
 }
 
@@ -473,25 +466,25 @@ TEST_CASE("a report whose statistic is the median is re-fitted on medians") {
 }
 
 TEST_CASE("empty input is rejected") {
-  CHECK(input_error([] { parse_points(""); }).find("empty") != std::string::npos);
-  CHECK(input_error([] { parse_points(" \n\t\n"); }).find("empty") != std::string::npos);
+  CHECK(error_message([] { parse_points(""); }).find("empty") != std::string::npos);
+  CHECK(error_message([] { parse_points(" \n\t\n"); }).find("empty") != std::string::npos);
 }
 
 TEST_CASE("CSV without a length,seconds header is rejected") {
-  CHECK(input_error([] { parse_points("16,1e-6\n64,4e-6\n"); }).find("header") !=
+  CHECK(error_message([] { parse_points("16,1e-6\n64,4e-6\n"); }).find("header") !=
         std::string::npos);
-  CHECK(input_error([] { parse_points("length,time\n16,1e-6\n"); }).find("'seconds'") !=
+  CHECK(error_message([] { parse_points("length,time\n16,1e-6\n"); }).find("'seconds'") !=
         std::string::npos);
 }
 
 TEST_CASE("a non-numeric CSV cell is rejected naming the line and the cell") {
-  const std::string msg = input_error([] { parse_points("length,seconds\n16,1e-6\n64,fast\n"); });
+  const std::string msg = error_message([] { parse_points("length,seconds\n16,1e-6\n64,fast\n"); });
   CHECK(msg.find("line 3") != std::string::npos);
   CHECK(msg.find("'fast'") != std::string::npos);
 }
 
 TEST_CASE("a CSV row with too few cells is rejected naming the line") {
-  const std::string msg = input_error([] { parse_points("length,seconds\n16\n"); });
+  const std::string msg = error_message([] { parse_points("length,seconds\n16\n"); });
   CHECK(msg.find("line 2") != std::string::npos);
 }
 
@@ -502,28 +495,28 @@ TEST_CASE("NaN and infinity in CSV reach the fit, whose guards name them") {
 }
 
 TEST_CASE("malformed JSON is rejected") {
-  CHECK(input_error([] { parse_points("[{\"length\": 16,"); }).find("malformed JSON") !=
+  CHECK(error_message([] { parse_points("[{\"length\": 16,"); }).find("malformed JSON") !=
         std::string::npos);
 }
 
 TEST_CASE("a JSON array element that is not a points object is rejected naming it") {
-  CHECK(input_error([] { parse_points("[1, 2]"); }).find("element[0]") != std::string::npos);
-  CHECK(input_error([] { parse_points(R"([{"length": 16}])"); }).find("'seconds'") !=
+  CHECK(error_message([] { parse_points("[1, 2]"); }).find("element[0]") != std::string::npos);
+  CHECK(error_message([] { parse_points(R"([{"length": 16}])"); }).find("'seconds'") !=
         std::string::npos);
-  CHECK(input_error([] {
+  CHECK(error_message([] {
           parse_points(R"([{"length": "16", "seconds": 1e-6}])");
         }).find("not a number") != std::string::npos);
 }
 
 TEST_CASE("a JSON object that is not a report is rejected") {
-  CHECK(input_error([] { parse_points(R"({"points": []})"); }).find("not a readbench report") !=
+  CHECK(error_message([] { parse_points(R"({"points": []})"); }).find("not a readbench report") !=
         std::string::npos);
 }
 
 TEST_CASE("a report with nothing timed is rejected") {
   RunResult run = synthetic_run();
   run.results.erase(run.results.begin(), run.results.begin() + 2);
-  CHECK(input_error([&] {
+  CHECK(error_message([&] {
           parse_points(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump());
         }).find("no timed points") != std::string::npos);
 }

@@ -12,8 +12,10 @@
 #include "measure/results.hpp"
 #include "measure/sampler.hpp"
 #include "measure/sweep.hpp"
+#include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::error_message;
 
 namespace {
 
@@ -63,16 +65,6 @@ SamplingPolicy quick_policy() {
   p.budget_s = 1000;  // never reached where a test expects another rule to stop sampling
   p.cache = CacheState::cold;
   return p;
-}
-
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -205,7 +197,7 @@ TEST_CASE("a zero, negative or NaN noise target is rejected naming --noise") {
     SamplingPolicy p;
     p.noise_target = bad;
     CAPTURE(bad);
-    CHECK(input_error([&] { validate(p); }).find("--noise") != std::string::npos);
+    CHECK(error_message([&] { validate(p); }).find("--noise") != std::string::npos);
   }
 }
 
@@ -214,14 +206,14 @@ TEST_CASE("a zero or negative budget is rejected naming --budget") {
     SamplingPolicy p;
     p.budget_s = bad;
     CAPTURE(bad);
-    CHECK(input_error([&] { validate(p); }).find("--budget") != std::string::npos);
+    CHECK(error_message([&] { validate(p); }).find("--budget") != std::string::npos);
   }
 }
 
 TEST_CASE("fewer than one minimum sample is rejected naming --min-samples") {
   SamplingPolicy p;
   p.min_samples = 0;
-  const std::string msg = input_error([&] { validate(p); });
+  const std::string msg = error_message([&] { validate(p); });
   CHECK(msg.find("--min-samples") != std::string::npos);
   CHECK(msg.find("got 0") != std::string::npos);
 }
@@ -232,13 +224,13 @@ TEST_CASE("a sweep with no path, no length or negative threads is rejected") {
   SweepConfig c;
   CHECK_NOTHROW(validate(c));
   c.paths.clear();
-  CHECK(input_error([&] { validate(c); }).find("--path") != std::string::npos);
+  CHECK(error_message([&] { validate(c); }).find("--path") != std::string::npos);
   c = SweepConfig{};
   c.lengths.clear();
-  CHECK(input_error([&] { validate(c); }).find("--lengths") != std::string::npos);
+  CHECK(error_message([&] { validate(c); }).find("--lengths") != std::string::npos);
   c = SweepConfig{};
   c.threads = -1;
-  CHECK(input_error([&] { validate(c); }).find("--threads") != std::string::npos);
+  CHECK(error_message([&] { validate(c); }).find("--threads") != std::string::npos);
   c = SweepConfig{};
   c.shape.kv_heads = 5;
   CHECK_THROWS_AS(validate(c), InputError);
@@ -288,7 +280,7 @@ TEST_CASE("speedup raises on a zero, negative or NaN time, naming both") {
   CHECK_THROWS_AS(speedup_of(1e-3, 0), InputError);
   CHECK_THROWS_AS(speedup_of(-1e-3, 1e-3), InputError);
   CHECK_THROWS_AS(speedup_of(1e-3, std::numeric_limits<double>::quiet_NaN()), InputError);
-  const std::string msg = input_error([] { speedup_of(2e-3, 0); });
+  const std::string msg = error_message([] { speedup_of(2e-3, 0); });
   CHECK(msg.find("0.002") != std::string::npos);
   CHECK(msg.find("fused 0") != std::string::npos);
 }

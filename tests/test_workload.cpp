@@ -18,20 +18,12 @@
 #include "core/errors.hpp"
 #include "core/host_workload.hpp"
 #include "core/shape.hpp"
+#include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::error_message;
 
 namespace {
-
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 Shape small_shape() {
   Shape s;
@@ -74,7 +66,7 @@ TEST_CASE("a zero or negative size names the option and the value") {
       s.*c.field = bad;
       CAPTURE(c.option);
       CAPTURE(bad);
-      const std::string msg = input_error([&] { s.validate(); });
+      const std::string msg = error_message([&] { s.validate(); });
       CHECK(msg.find(c.option) != std::string::npos);
       CHECK(msg.find("got " + std::to_string(bad)) != std::string::npos);
     }
@@ -85,7 +77,7 @@ TEST_CASE("query heads that are not a multiple of KV heads are rejected, naming 
   Shape s;
   s.q_heads = 6;
   s.kv_heads = 4;
-  const std::string msg = input_error([&] { s.validate(); });
+  const std::string msg = error_message([&] { s.validate(); });
   CHECK(msg.find("--q-heads (6)") != std::string::npos);
   CHECK(msg.find("--kv-heads (4)") != std::string::npos);
 }
@@ -96,6 +88,52 @@ TEST_CASE("grouped-query shapes with Hq a multiple of Hkv are valid") {
   s.kv_heads = 8;
   CHECK_NOTHROW(s.validate());
   CHECK(s.group() == 3);
+}
+
+TEST_CASE("a size above its upper bound names the option, the bound and the value") {
+  struct Case {
+    int Shape::*field;
+    const char* option;
+    int bound;
+  };
+  for (const Case c :
+       {Case{&Shape::batch, "--batch", 1 << 20}, Case{&Shape::q_heads, "--q-heads", 1 << 16},
+        Case{&Shape::kv_heads, "--kv-heads", 1 << 16},
+        Case{&Shape::head_dim, "--head-dim", 1 << 16},
+        Case{&Shape::block_size, "--block-size", 1 << 20}}) {
+    Shape s;
+    s.q_heads = s.kv_heads = 1;
+    s.head_dim = 1;  // so Hq x D stays under its own bound
+    s.*c.field = c.bound;
+    if (c.field == &Shape::kv_heads) s.q_heads = c.bound;
+    CAPTURE(c.option);
+    CHECK_NOTHROW(s.validate());
+    s.*c.field = c.bound + 1;
+    const std::string msg = error_message([&] { s.validate(); });
+    CHECK(msg.find(c.option) != std::string::npos);
+    CHECK(msg.find("at most " + std::to_string(c.bound)) != std::string::npos);
+    CHECK(msg.find("got " + std::to_string(c.bound + 1)) != std::string::npos);
+  }
+}
+
+TEST_CASE("70000 query heads exceed the bound of 65536 and the message names --q-heads") {
+  Shape s;
+  s.q_heads = 70000;
+  s.kv_heads = 1;
+  CHECK(error_message([&] { s.validate(); }) == "--q-heads must be at most 65536, got 70000");
+}
+
+TEST_CASE("query heads times head dim above 2^24 are rejected naming both options") {
+  Shape s;
+  s.q_heads = 4096;
+  s.kv_heads = 1;
+  s.head_dim = 4096;  // 2^24 exactly: allowed
+  CHECK_NOTHROW(s.validate());
+  s.head_dim = 4097;
+  const std::string msg = error_message([&] { s.validate(); });
+  CHECK(msg.find("--q-heads") != std::string::npos);
+  CHECK(msg.find("--head-dim") != std::string::npos);
+  CHECK(msg.find("got " + std::to_string(4096 * 4097)) != std::string::npos);
 }
 
 // --- BlockAllocator ---------------------------------------------------------------------
@@ -141,7 +179,7 @@ TEST_CASE("an exhausted allocator raises an input error") {
   a.allocate();
   a.allocate();
   CHECK(a.remaining() == 0);
-  const std::string msg = input_error([&] { a.allocate(); });
+  const std::string msg = error_message([&] { a.allocate(); });
   CHECK(msg.find("exhausted") != std::string::npos);
 }
 
@@ -231,10 +269,22 @@ TEST_CASE("a workload with a bad shape, length or replica count is rejected") {
   CHECK_THROWS_AS(make_host_workload(w), InputError);
   w.shape = small_shape();
   w.length = 0;
-  CHECK(input_error([&] { make_host_workload(w); }).find("got 0") != std::string::npos);
+  CHECK(error_message([&] { make_host_workload(w); }).find("got 0") != std::string::npos);
   w.length = 10;
   w.replicas = 0;
-  CHECK(input_error([&] { make_host_workload(w); }).find("replicas") != std::string::npos);
+  CHECK(error_message([&] { make_host_workload(w); }).find("replicas") != std::string::npos);
+}
+
+TEST_CASE("a workload larger than this machine's memory is refused naming its bytes") {
+  // B = 2^20, L = 2^30 in bf16: K and V alone are 2 * 2^50 * 8 * 128 * 2 bytes, about 4.6e18.
+  // Refused before any allocation: allocating first would fail with bad_alloc instead.
+  Workload w{Shape{}, DType::bf16, std::int64_t(1) << 30, 1, 1};
+  w.shape.batch = 1 << 20;
+  const std::string msg = error_message([&] { make_host_workload(w); });
+  CHECK(msg.find("bytes") != std::string::npos);
+  CHECK(msg.find("4.612e+18") != std::string::npos);
+  CHECK(msg.find("B=1048576") != std::string::npos);
+  CHECK(msg.find("L=1073741824") != std::string::npos);
 }
 
 // --- bytes model ------------------------------------------------------------------------
@@ -286,7 +336,7 @@ TEST_CASE("dtypes parse from their names and reject others") {
   CHECK(parse_dtype("f32") == DType::f32);
   CHECK(parse_dtype("f16") == DType::f16);
   CHECK(parse_dtype("bf16") == DType::bf16);
-  CHECK(input_error([] { parse_dtype("fp8"); }).find("fp8") != std::string::npos);
+  CHECK(error_message([] { parse_dtype("fp8"); }).find("fp8") != std::string::npos);
   CHECK(element_size(DType::f32) == 4);
   CHECK(element_size(DType::f16) == 2);
   CHECK(element_size(DType::bf16) == 2);

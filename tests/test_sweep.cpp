@@ -1,0 +1,348 @@
+// The sweep of SPEC §2-§4 over fake backends: verification before timing, backends that
+// cannot run or fail under auto and under an explicit --backend, replicas per cache state,
+// speedups. The fakes return scripted times without doing any work, so every assertion is on
+// counts, statuses and closed-form numbers, never on how long anything took.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "core/errors.hpp"
+#include "core/reference.hpp"
+#include "measure/results.hpp"
+#include "measure/sweep.hpp"
+#include "test_support.hpp"
+
+using namespace readbench;
+using readbench::test::error_message;
+
+namespace {
+
+enum class FailAt { nowhere, open, prepare, time_calls };
+
+// What one fake backend does.
+struct Script {
+  double resolution_s = 1e-9;
+  std::int64_t cache_bytes = 1 << 20;
+  double read_gbps = 10;
+  // A call at history L takes per_token_s * L: t = c * L, exponent one.
+  double gather_per_token_s = 3e-6;
+  double fused_per_token_s = 1e-6;
+  std::optional<Path> wrong_path;  // returns an output off by half its norm
+  FailAt fail_at = FailAt::nowhere;
+};
+
+// What one fake backend was asked; it outlives the backend, which the sweep owns.
+struct Log {
+  std::map<Path, int> time_calls;      // per path
+  std::vector<int> prepared_replicas;  // per prepare(), in order
+};
+
+class FakeBackend final : public Backend {
+ public:
+  FakeBackend(std::string name, const Script& script, Log& log)
+      : name_(std::move(name)), script_(script), log_(log) {}
+
+  std::string_view name() const override { return name_; }
+  double timer_resolution_s() const override { return script_.resolution_s; }
+  std::int64_t cache_bytes() const override { return script_.cache_bytes; }
+  Bandwidths measure_bandwidths() override {
+    return {script_.read_gbps, script_.read_gbps / 2, 1 << 20};
+  }
+
+  void prepare(HostWorkload&& w) override {
+    log_.prepared_replicas.push_back(w.workload.replicas);
+    if (script_.fail_at == FailAt::prepare) throw BackendError(name_ + ": out of device memory");
+    work_ = std::make_unique<HostWorkload>(std::move(w));
+  }
+
+  std::vector<double> run_for_check(Path p) override {
+    std::vector<double> out = reference_attention(*work_, 0);
+    if (p == script_.wrong_path)
+      for (double& x : out) x *= 1.5;
+    return out;
+  }
+
+  double time_calls(Path p, int calls, CacheState) override {
+    ++log_.time_calls[p];
+    if (script_.fail_at == FailAt::time_calls) throw BackendError(name_ + ": launch failed");
+    const double per_token =
+        p == Path::gather ? script_.gather_per_token_s : script_.fused_per_token_s;
+    return calls * per_token * double(work_->workload.length);
+  }
+
+ private:
+  std::string name_;
+  Script script_;
+  Log& log_;
+  std::unique_ptr<HostWorkload> work_;
+};
+
+// Fakes by backend name; a name without a script is unavailable, as a missing driver would be.
+struct Fakes {
+  std::map<std::string, Script> scripts;
+  std::map<std::string, Log> logs;
+
+  BackendFactory factory() {
+    return [this](const std::string& name) -> std::unique_ptr<Backend> {
+      const auto it = scripts.find(name);
+      if (it == scripts.end()) throw BackendUnavailable("no " + name + " device (fake)");
+      if (it->second.fail_at == FailAt::open) throw BackendError(name + ": context lost");
+      return std::make_unique<FakeBackend>(name, it->second, logs[name]);
+    };
+  }
+};
+
+// A small f32 shape at three lengths; constant scripted times converge at three samples, and
+// with no warm-up or minimum time nothing waits on the clock.
+SweepConfig small_sweep(BackendChoice backend) {
+  SweepConfig c;
+  c.backend = backend;
+  c.lengths = {16, 64, 256};
+  c.shape.batch = 1;
+  c.shape.q_heads = 4;
+  c.shape.kv_heads = 2;
+  c.shape.head_dim = 8;
+  c.shape.block_size = 4;
+  c.dtype = DType::f32;
+  c.sampling.warmup_s = 0;
+  c.sampling.min_time_s = 0;
+  c.sampling.min_samples = 3;
+  c.sampling.budget_s = 1000;  // never the rule that stops sampling here
+  return c;
+}
+
+const PathResult& result_of(const RunResult& run, const std::string& backend, Path p) {
+  const auto it = std::find_if(run.results.begin(), run.results.end(), [&](const PathResult& r) {
+    return r.backend == backend && r.path == p;
+  });
+  REQUIRE_MESSAGE(it != run.results.end(), "no result for " << backend << " " << to_string(p));
+  return *it;
+}
+
+const BackendResult& backend_of(const RunResult& run, const std::string& name) {
+  const auto it = std::find_if(run.backends.begin(), run.backends.end(),
+                               [&](const BackendResult& b) { return b.name == name; });
+  REQUIRE_MESSAGE(it != run.backends.end(), "no backend " << name);
+  return *it;
+}
+
+}  // namespace
+
+// --- verification before timing ------------------------------------------------------------
+
+TEST_CASE("a path that fails verification is recorded failed with a reason and never timed") {
+  Fakes fakes;
+  fakes.scripts["cpu"].wrong_path = Path::fused;
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  const PathResult& fused = result_of(run, "cpu", Path::fused);
+  CHECK(fused.status == Status::failed);
+  CHECK(fused.reason.find("verification failed") != std::string::npos);
+  CHECK(fused.points.empty());
+  CHECK_FALSE(fused.fit);
+  CHECK(fakes.logs["cpu"].time_calls[Path::fused] == 0);
+}
+
+TEST_CASE("the path that passes verification is still timed and fitted beside a failing one") {
+  Fakes fakes;
+  fakes.scripts["cpu"].wrong_path = Path::fused;
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  const PathResult& gather = result_of(run, "cpu", Path::gather);
+  CHECK(gather.status == Status::ok);
+  CHECK(gather.points.size() == 3);
+  CHECK(fakes.logs["cpu"].time_calls[Path::gather] > 0);
+  REQUIRE(gather.fit);
+  CHECK(gather.fit->exponent == doctest::Approx(1.0).epsilon(1e-9));
+}
+
+TEST_CASE("a failed verification makes all_checks_passed false") {
+  Fakes fakes;
+  fakes.scripts["cpu"].wrong_path = Path::gather;
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  CHECK_FALSE(run.all_checks_passed());
+  Fakes good;
+  good.scripts["cpu"];
+  CHECK(run_sweep(small_sweep(BackendChoice::cpu), {}, good.factory()).all_checks_passed());
+}
+
+// --- backends that cannot run or fail -----------------------------------------------------------
+
+TEST_CASE("under auto a backend that is unavailable is recorded so and the other still runs") {
+  Fakes fakes;
+  fakes.scripts["cpu"];  // no cuda script: its factory throws BackendUnavailable
+  const RunResult run = run_sweep(small_sweep(BackendChoice::auto_), {}, fakes.factory());
+  const BackendResult& cuda = backend_of(run, "cuda");
+  CHECK(cuda.status == Status::unavailable);
+  CHECK(cuda.reason.find("no cuda device") != std::string::npos);
+  for (Path p : {Path::gather, Path::fused}) {
+    CHECK(result_of(run, "cuda", p).status == Status::unavailable);
+    CHECK(result_of(run, "cuda", p).reason == cuda.reason);
+    CHECK(result_of(run, "cpu", p).status == Status::ok);
+    CHECK(result_of(run, "cpu", p).points.size() == 3);
+  }
+}
+
+TEST_CASE("under auto a backend that throws BackendError is recorded failed beside the other") {
+  for (FailAt where : {FailAt::open, FailAt::prepare, FailAt::time_calls}) {
+    CAPTURE(int(where));
+    Fakes fakes;
+    fakes.scripts["cpu"].fail_at = where;  // the first backend fails, the second must still run
+    fakes.scripts["cuda"];
+    const RunResult run = run_sweep(small_sweep(BackendChoice::auto_), {}, fakes.factory());
+    const BackendResult& cpu = backend_of(run, "cpu");
+    CHECK(cpu.status == Status::failed);
+    CHECK(cpu.reason.find("cpu: ") == 0);
+    for (Path p : {Path::gather, Path::fused}) {
+      const PathResult& failed = result_of(run, "cpu", p);
+      CHECK(failed.status == Status::failed);
+      CHECK(failed.reason == cpu.reason);
+      CHECK(failed.points.empty());  // points timed before the failure are not kept
+      CHECK(result_of(run, "cuda", p).status == Status::ok);
+      CHECK(result_of(run, "cuda", p).points.size() == 3);
+    }
+    CHECK(backend_of(run, "cuda").status == Status::ok);
+  }
+}
+
+TEST_CASE("an explicit --backend that is unavailable is an input error naming it") {
+  Fakes fakes;
+  fakes.scripts["cpu"];
+  const std::string msg =
+      error_message([&] { run_sweep(small_sweep(BackendChoice::cuda), {}, fakes.factory()); });
+  CHECK(msg.find("--backend cuda") != std::string::npos);
+  CHECK(msg.find("no cuda device") != std::string::npos);
+}
+
+TEST_CASE("an explicit --backend that throws BackendError is an input error naming it") {
+  for (const auto& [choice, name] :
+       {std::pair{BackendChoice::cpu, "cpu"}, std::pair{BackendChoice::cuda, "cuda"}})
+    for (FailAt where : {FailAt::open, FailAt::prepare, FailAt::time_calls}) {
+      CAPTURE(name);
+      CAPTURE(int(where));
+      Fakes fakes;
+      fakes.scripts[name].fail_at = where;
+      const std::string msg =
+          error_message([&] { run_sweep(small_sweep(choice), {}, fakes.factory()); });
+      CHECK(msg.find(std::string("--backend ") + name) != std::string::npos);
+      CHECK(msg.find(std::string(name) + ": ") != std::string::npos);
+    }
+}
+
+// --- replicas -------------------------------------------------------------------------------
+
+TEST_CASE("a hot sweep times every point on one replica") {
+  Fakes fakes;
+  fakes.scripts["cpu"];
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  // Cold, this fake would get 10 replicas at L=16: 2048 bytes a call at 10 GB/s take 2.048e-7
+  // s, and twice a 1000-tick batch of 1e-9 s ticks is ceil(9.77) calls.
+  REQUIRE(replicas_for(2 * 16 * 2 * 8 * 4, 1 << 20, 1e-9, 10) == 10);
+  c.sampling.cache = CacheState::hot;
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  for (const PathResult& r : run.results)
+    for (const PointResult& pt : r.points) CHECK(pt.replicas == 1);
+  for (int replicas : fakes.logs["cpu"].prepared_replicas) CHECK(replicas == 1);
+}
+
+TEST_CASE("a cold sweep builds a replica per call when the batch outgrows the first replicas") {
+  // Resolution 2^-20 s and calls of 10 * 2^-20 s: a sample batches 1000 / 10 = 100 calls.
+  // The first estimate at L=16 is the ceil(3 * 4096 / 2048) = 6 replicas that evict a 4 kB
+  // cache, fewer than the batch.
+  Fakes fakes;
+  Script& s = fakes.scripts["cpu"];
+  s.resolution_s = 0x1p-20;
+  s.cache_bytes = 4096;
+  s.gather_per_token_s = s.fused_per_token_s = 10 * 0x1p-20 / 16;
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  c.lengths = {16};
+  c.paths = {Path::fused};
+  REQUIRE(replicas_for(2048, s.cache_bytes, s.resolution_s, s.read_gbps) == 6);
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  const PathResult& fused = result_of(run, "cpu", Path::fused);
+  REQUIRE(fused.points.size() == 1);
+  const PointResult& pt = fused.points[0];
+  CHECK(pt.measurement.calls_per_sample == 100);
+  CHECK(pt.replicas >= pt.measurement.calls_per_sample);
+  const std::vector<int>& prepared = fakes.logs["cpu"].prepared_replicas;
+  REQUIRE(prepared.size() >= 2);
+  CHECK(prepared[prepared.size() - 2] == 6);  // timed first on the replicas that evict
+  CHECK(prepared.back() == pt.replicas);      // then on a replica per call
+}
+
+TEST_CASE("a cold sweep caps the replicas a batch asks for at 256") {
+  // Calls of 2^-30 s batch 1000 * 2^-20 / 2^-30 = 1024000, capped at a million calls a sample;
+  // replicas grow from the 6 that evict a 4 kB cache and stop at 256 (2 kB calls are far
+  // below what the 8 GiB pool budget would cap).
+  Fakes fakes;
+  Script& s = fakes.scripts["cpu"];
+  s.resolution_s = 0x1p-20;
+  s.cache_bytes = 4096;
+  s.gather_per_token_s = s.fused_per_token_s = 0x1p-30 / 16;
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  c.lengths = {16};
+  c.paths = {Path::fused};
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  const PathResult& fused = result_of(run, "cpu", Path::fused);
+  REQUIRE(fused.points.size() == 1);
+  CHECK(fused.points[0].measurement.calls_per_sample == 1000000);
+  CHECK(fakes.logs["cpu"].prepared_replicas.front() == 1);  // the check's workload
+  CHECK(fused.points[0].replicas == 256);
+  CHECK(fakes.logs["cpu"].prepared_replicas.back() == 256);
+}
+
+// --- speedups -------------------------------------------------------------------------------
+
+TEST_CASE("speedups appear only for backends and lengths where both paths were timed") {
+  Fakes fakes;
+  fakes.scripts["cpu"];                            // gather 3e-6 * L, fused 1e-6 * L
+  fakes.scripts["cuda"].wrong_path = Path::fused;  // only gather is timed
+  const RunResult run = run_sweep(small_sweep(BackendChoice::all), {}, fakes.factory());
+  REQUIRE(run.speedups.size() == 3);
+  const std::vector<std::int64_t> lengths{16, 64, 256};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(run.speedups[i].backend == "cpu");
+    CHECK(run.speedups[i].length == lengths[i]);
+    CHECK(run.speedups[i].speedup == doctest::Approx(3.0).epsilon(1e-12));
+  }
+  CHECK(result_of(run, "cuda", Path::gather).points.size() == 3);
+}
+
+// --- validate(SweepConfig) --------------------------------------------------------------------
+
+TEST_CASE("a negative, NaN or infinite --fit-from is rejected naming it") {
+  for (double bad : {-1.0, -1e-9, std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity()}) {
+    CAPTURE(bad);
+    SweepConfig c;
+    c.fit_from = bad;
+    CHECK(error_message([&] { validate(c); }).find("--fit-from") != std::string::npos);
+  }
+  SweepConfig c;
+  c.fit_from = 64;
+  CHECK_NOTHROW(validate(c));
+}
+
+TEST_CASE(
+    "a sweep too large for this machine's memory is an input error before any backend opens") {
+  // B = 2^20 at L = 2^30 needs about 4.6e18 bytes. Under auto too: bad input, not a backend
+  // that failed.
+  int opened = 0;
+  const BackendFactory count = [&](const std::string&) -> std::unique_ptr<Backend> {
+    ++opened;
+    throw BackendUnavailable("never opened");
+  };
+  SweepConfig c = small_sweep(BackendChoice::auto_);
+  c.shape.batch = 1 << 20;
+  c.lengths = {16, std::int64_t(1) << 30};
+  const std::string msg = error_message([&] { run_sweep(c, {}, count); });
+  CHECK(msg.find("bytes") != std::string::npos);
+  CHECK(msg.find("L=1073741824") != std::string::npos);
+  CHECK(opened == 0);
+}
