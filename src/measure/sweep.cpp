@@ -72,7 +72,9 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       Measurement m = measure_point(backend, r.path, c.sampling);
       // Cold batches must read a replica no earlier call of the sample touched: when the
       // batch outgrew the replicas, build enough of them and measure again.
-      const int needed = std::min(m.calls_per_sample, max_replicas(tw.kv_bytes_per_call()));
+      // A quarter more than this batch, as the repeated estimate can come out a call longer.
+      const int needed = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4,
+                                  max_replicas(tw.kv_bytes_per_call()));
       if (c.sampling.cache == CacheState::cold && needed > tw.replicas) {
         tw.replicas = needed;
         backend.prepare(make_host_workload(tw));
