@@ -71,12 +71,12 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       say("timing " + std::string(to_string(r.path)) + " at L=" + std::to_string(len));
       Measurement m = measure_point(backend, r.path, c.sampling);
       // Cold batches must read a replica no earlier call of the sample touched: when the
-      // batch outgrew the replicas, build enough of them and measure again.
-      // A quarter more than this batch, as the repeated estimate can come out a call longer.
-      const int needed = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4,
-                                  max_replicas(tw.kv_bytes_per_call()));
-      if (c.sampling.cache == CacheState::cold && needed > tw.replicas) {
-        tw.replicas = needed;
+      // batch outgrew the replicas, build a quarter more than it (the repeated estimate can
+      // come out a call longer) and measure again. A sample of one call needs no replica.
+      if (c.sampling.cache == CacheState::cold && m.calls_per_sample > tw.replicas &&
+          tw.replicas < max_replicas(tw.kv_bytes_per_call())) {
+        tw.replicas = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4,
+                               max_replicas(tw.kv_bytes_per_call()));
         backend.prepare(make_host_workload(tw));
         m = measure_point(backend, r.path, c.sampling);
       }
