@@ -173,6 +173,9 @@ void CudaBackend::prepare(HostWorkload&& host) {
   k_contig_.reset(), v_contig_.reset();
   gather_unavailable_.clear();
 
+  if (w.length > std::numeric_limits<int>::max())
+    throw InputError("history length " + std::to_string(w.length) +
+                     " exceeds the CUDA backend's limit of 2^31-1 tokens");
   cuda::DecodeProblem p;
   p.dtype = w.dtype;
   p.batch = s.batch;
