@@ -84,15 +84,7 @@ void check_paths(rb::Backend& backend, const Case& c) {
 
 #if defined(READBENCH_HAVE_CUDA)
 rb::cuda::DecodeProblem problem_of(const Case& c) {
-  rb::cuda::DecodeProblem p;
-  p.dtype = c.dtype;
-  p.batch = c.batch;
-  p.q_heads = c.q_heads;
-  p.kv_heads = c.kv_heads;
-  p.head_dim = c.head_dim;
-  p.block_size = c.block_size;
-  p.length = int(c.length);
-  return p;
+  return rb::cuda::decode_problem(workload_of(c));
 }
 
 int splits_of(rb::Backend& backend, const Case& c) {

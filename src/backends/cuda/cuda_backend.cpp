@@ -176,14 +176,7 @@ void CudaBackend::prepare(HostWorkload&& host) {
   if (w.length > std::numeric_limits<int>::max())
     throw InputError("history length " + std::to_string(w.length) +
                      " exceeds the CUDA backend's limit of 2^31-1 tokens");
-  cuda::DecodeProblem p;
-  p.dtype = w.dtype;
-  p.batch = s.batch;
-  p.q_heads = s.q_heads;
-  p.kv_heads = s.kv_heads;
-  p.head_dim = s.head_dim;
-  p.block_size = s.block_size;
-  p.length = int(w.length);
+  const cuda::DecodeProblem p = cuda::decode_problem(w);
   const cuda::DecodePlan fused = cuda::plan_decode(p, cuda::KvLayout::paged, info_.sm_count);
   const cuda::DecodePlan gather = cuda::plan_decode(p, cuda::KvLayout::contiguous, info_.sm_count);
   if (p.kv_heads * fused.head_tiles > 65535)

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/dtype.hpp"
+#include "core/shape.hpp"
 
 namespace readbench::cuda {
 
@@ -26,6 +27,19 @@ struct DecodeProblem {
   int blocks_per_seq() const { return (length + block_size - 1) / block_size; }
   int group() const { return q_heads / kv_heads; }
 };
+
+// The problem of a workload (its length must fit an int: the backend refuses longer ones).
+inline DecodeProblem decode_problem(const Workload& w) {
+  DecodeProblem p;
+  p.dtype = w.dtype;
+  p.batch = w.shape.batch;
+  p.q_heads = w.shape.q_heads;
+  p.kv_heads = w.shape.kv_heads;
+  p.head_dim = w.shape.head_dim;
+  p.block_size = w.shape.block_size;
+  p.length = int(w.length);
+  return p;
+}
 
 // What the kernel reads; passed by value to every decode kernel.
 struct DecodeParams {
