@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -127,7 +128,7 @@ TEST_CASE("both CPU paths handle GQA ratios that are not powers of two") {
 TEST_CASE("both CPU paths stay correct when the history is split across threads") {
   const Shape s = make_shape(1, 8, 1, 128, 16);
   const Workload w{s, DType::f32, 1000, 1, 1};
-  REQUIRE(cpu::history_splits(w, 4) > 1);  // one sequence cannot keep four threads busy
+  REQUIRE(cpu::split_work(w, 4).history_splits > 1);  // one KV head cannot keep four threads busy
   const auto backend = make_cpu_backend(4);
   for (DType t : {DType::f32, DType::f16, DType::bf16}) check_both_paths(*backend, s, t, 1000);
 }
@@ -138,7 +139,7 @@ TEST_CASE("history splits never outnumber the blocks and merge correctly with em
   for (int threads : {3, 4, 8}) {
     CAPTURE(threads);
     const Workload w{s, DType::f32, 9 * 16, 1, 1};
-    const int splits = cpu::history_splits(w, threads);
+    const int splits = cpu::split_work(w, threads).history_splits;
     CHECK(splits >= 1);
     CHECK(splits <= 9);
     const auto backend = make_cpu_backend(threads);
@@ -146,7 +147,7 @@ TEST_CASE("history splits never outnumber the blocks and merge correctly with em
     check_both_paths(*backend, s, DType::bf16, 9 * 16 - 5);
   }
   const Workload one_block{s, DType::f32, 3, 1, 1};
-  CHECK(cpu::history_splits(one_block, 8) == 1);
+  CHECK(cpu::split_work(one_block, 8).history_splits == 1);
 }
 
 TEST_CASE("the baseline kernels match the reference whatever kernels this processor picks") {
@@ -184,9 +185,54 @@ TEST_CASE("the baseline kernels match the reference whatever kernels this proces
             }
 }
 
-TEST_CASE("many sequences need no history splits") {
-  const Workload w{make_shape(64, 8, 2, 64, 16), DType::f32, 4096, 1, 1};
-  CHECK(cpu::history_splits(w, 4) == 1);
+TEST_CASE("the work is split over sequences first, then KV heads, then the history") {
+  auto split = [](int batch, int kv_heads, std::int64_t length, int threads) {
+    const Workload w{make_shape(batch, 4 * kv_heads, kv_heads, 64, 16), DType::f32, length, 1, 1};
+    const cpu::WorkSplit s = cpu::split_work(w, threads);
+    return std::pair{s.head_groups, s.history_splits};
+  };
+  CHECK(split(64, 8, 4096, 4) == std::pair{1, 1});  // sequences keep every thread busy
+  CHECK(split(8, 8, 4096, 2) == std::pair{1, 1});
+  CHECK(split(1, 8, 4096, 2) == std::pair{2, 1});   // one sequence: half the KV heads each
+  CHECK(split(3, 2, 4096, 2) == std::pair{2, 1});   // 3 tasks on 2 threads would be uneven
+  CHECK(split(1, 8, 4096, 3) == std::pair{8, 1});   // no grouping divides 3: two tasks each
+  CHECK(split(1, 8, 4096, 16) == std::pair{8, 2});  // too few KV heads: slices as well
+  CHECK(split(1, 8, 4096, 12) == std::pair{8, 3});
+  CHECK(split(1, 8, 16, 16) == std::pair{8, 1});  // never more slices than blocks
+  CHECK(split(1, 1, 4096, 1) == std::pair{1, 1});
+}
+
+TEST_CASE("both CPU paths stay correct when the KV heads are split across threads") {
+  for (int threads : {2, 3, 4, 16}) {
+    CAPTURE(threads);
+    const auto backend = make_cpu_backend(threads);
+    for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+      CAPTURE(to_string(t));
+      check_both_paths(*backend, make_shape(1, 32, 8, 128, 16), t, 16 * 7 + 3);
+      check_both_paths(*backend, make_shape(3, 12, 2, 40, 8), t, 50);
+    }
+  }
+}
+
+TEST_CASE("cold timing primes each new shape and dtype and leaves the checks correct") {
+  // A cold sample runs a one-block call of the same read on buffers of its own after the
+  // flush (cpu_backend.cpp); across shapes, dtypes and paths that must neither fail nor
+  // disturb what the checks read.
+  const auto backend = make_cpu_backend(2);
+  const std::pair<Shape, DType> cases[] = {{make_shape(1, 8, 2, 40, 8), DType::f32},
+                                           {make_shape(3, 32, 8, 128, 16), DType::bf16},
+                                           {make_shape(2, 12, 2, 64, 32), DType::f16}};
+  for (const auto& [s, t] : cases) {
+    CAPTURE(to_string(t));
+    backend->prepare(make_host_workload(Workload{s, t, 50, 2, 5}));
+    for (Path p : {Path::gather, Path::fused}) {
+      CAPTURE(to_string(p));
+      const double seconds = backend->time_calls(p, 2, CacheState::cold);
+      CHECK(std::isfinite(seconds));
+      CHECK(seconds > 0);
+    }
+    check_both_paths(*backend, s, t, 50);
+  }
 }
 
 TEST_CASE("run_for_check writes every output element over its NaN poison") {

@@ -15,6 +15,10 @@ struct Shape {
   int block_size = 16;  // S, tokens per cache block
 
   int group() const { return q_heads / kv_heads; }
+  bool operator==(const Shape& o) const {
+    return batch == o.batch && q_heads == o.q_heads && kv_heads == o.kv_heads &&
+           head_dim == o.head_dim && block_size == o.block_size;
+  }
   // Throws InputError naming the first bad field.
   void validate() const;
 };

@@ -162,30 +162,45 @@ inline void prefetch_l2(const char* p) {
 #endif
 }
 
-// Cache lines of a later block still to prefetch (K and V at the same offsets). The kernels'
-// token loops issue a few per step: a burst of a block's worth stalls on the core's few
-// outstanding-miss slots with nothing computed meanwhile.
+// Cache lines of a later block still to prefetch (K and V at the same offsets): in each of
+// its rows, the span of the KV heads a task reads. The kernels' token loops issue a few per
+// step: a burst of a block's worth stalls on the core's few outstanding-miss slots with
+// nothing computed meanwhile.
 struct PrefetchQueue {
   const char* k = nullptr;
   const char* v = nullptr;
-  std::int64_t next = 0, end = 0;  // byte offsets into k and v
+  std::int64_t row_bytes = 0, span_bytes = 0;  // row stride; the task's bytes of a row
+  std::int64_t row = 0, col = 0;               // current line: k + row + col
+  std::int64_t lines = 0;                      // left to issue
 
-  void issue(int lines) {
-    for (int i = 0; i < lines && next < end; ++i, next += 64) {
-      prefetch_l2(k + next);
-      prefetch_l2(v + next);
+  void issue(int n) {
+    for (; n > 0 && lines > 0; --n, --lines) {
+      prefetch_l2(k + row + col);
+      prefetch_l2(v + row + col);
+      if ((col += 64) >= span_bytes) {
+        col = 0;
+        row += row_bytes;
+      }
     }
   }
   // Lines per step so the queue drains over `steps` steps.
   int per_step(int steps) const {
-    const std::int64_t lines = (end - next + 63) / 64;
     return steps > 0 ? int((lines + steps - 1) / steps) : int(lines);
   }
-  // Part i of n of the lines of a block of `bytes` bytes.
-  static PrefetchQueue part(const void* k, const void* v, std::int64_t bytes, int i, int n) {
+  // Part i of n of the lines of a block of `rows` rows of row_bytes, of which a task reads
+  // [offset, offset + span) in each row.
+  static PrefetchQueue part(const void* k, const void* v, std::int64_t rows, std::int64_t row_bytes,
+                            std::int64_t offset, std::int64_t span, int i, int n) {
     if (k == nullptr) return {};
-    return {static_cast<const char*>(k), static_cast<const char*>(v), bytes * i / n / 64 * 64,
-            bytes * (i + 1) / n};
+    if (span == row_bytes) {  // all heads: the block is one contiguous run
+      span *= rows;
+      row_bytes = span;
+      rows = 1;
+    }
+    const std::int64_t per_row = (span + 63) / 64, total = rows * per_row;
+    const std::int64_t first = total * i / n, last = total * (i + 1) / n;
+    return {static_cast<const char*>(k),          static_cast<const char*>(v), row_bytes,   span,
+            first / per_row * row_bytes + offset, first % per_row * 64,        last - first};
   }
 };
 
@@ -406,8 +421,8 @@ void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrd
 }
 
 // Where a sequence's rows live. Both sources hand out chunks of consecutive tokens whose rows
-// hold all KV heads ([n, Hkv, D], row stride Hkv*D), so a task reads each block as one
-// contiguous run instead of 256-byte pieces 2 KiB apart.
+// hold all KV heads ([n, Hkv, D], row stride Hkv*D); a task over all heads reads each block as
+// one contiguous run, a task over a group of KV heads the group's span of each row.
 template <class T>
 struct PagedRows {
   const T* k_pool;            // [num_blocks, S, Hkv, D]
@@ -478,7 +493,7 @@ struct SliceState {
   }
 };
 
-// Runs every (sequence, slice) task over all heads and merges slices.
+// Runs every (sequence, KV-head group, history slice) task of split_work and merges slices.
 // make_rows(b) returns the row source of sequence b.
 template <class T, int G, class MakeRows>
 void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
@@ -487,49 +502,54 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
   const Shape& sh = w.shape;
   const int D = sh.head_dim, Hq = sh.q_heads, group = sh.group();
   const std::int64_t L = w.length;
-  const int splits = history_splits(w, threads);
+  const WorkSplit split = split_work(w, threads);
+  const int groups = split.head_groups, splits = split.history_splits;
+  // A task's query heads: whole GQA groups, so a pass of G heads never straddles KV heads.
+  const int heads = Hq / groups;
   // Slice boundaries on block boundaries, so a slice never splits a block's rows.
   const std::int64_t blocks_per_split = (w.blocks_per_seq() + splits - 1) / splits;
-  const std::int64_t tasks = std::int64_t(sh.batch) * splits;
+  const std::int64_t tasks = std::int64_t(sh.batch) * groups * splits;
   const float qscale = float(1.4426950408889634 / std::sqrt(double(D)));  // log2(e)/sqrt(D)
   const T* q = reinterpret_cast<const T*>(h.query(replica));
   std::vector<SliceState> slices(splits > 1 ? std::size_t(tasks) : 0);
+  const std::int64_t row_bytes = std::int64_t(sh.kv_heads) * D * std::int64_t(sizeof(T));
+  const std::int64_t span_bytes = row_bytes / groups;
 
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<float> qs(static_cast<std::size_t>(Hq * D));
+    std::vector<float> qs(static_cast<std::size_t>(heads * D));
     SliceState local;
 #pragma omp for schedule(dynamic)
     for (std::int64_t task = 0; task < tasks; ++task) {
-      const int b = int(task / splits), split = int(task % splits);
-      for (int hq = 0; hq < Hq; ++hq)
-        for (int d = 0; d < D; ++d)
-          qs[std::size_t(hq) * D + d] = scalar_f32(q[(std::int64_t(b) * Hq + hq) * D + d]) * qscale;
+      const int slice = int(task % splits), grp = int(task / splits % groups);
+      const std::int64_t b = task / splits / groups;
+      const std::int64_t first_q = b * Hq + std::int64_t(grp) * heads;  // [B, Hq] index
+      for (int i = 0; i < heads * D; ++i)
+        qs[std::size_t(i)] = scalar_f32(q[first_q * D + i]) * qscale;
       SliceState& st = splits > 1 ? slices[std::size_t(task)] : local;
-      st.reset(Hq, D);
-      const std::int64_t t0 = std::min(L, split * blocks_per_split * sh.block_size);
-      const std::int64_t t1 = std::min(L, (split + 1) * blocks_per_split * sh.block_size);
-      const std::int64_t block_bytes =
-          std::int64_t(sh.block_size) * sh.kv_heads * D * std::int64_t(sizeof(T));
-      make_rows(b).for_each_chunk(
+      st.reset(heads, D);
+      const std::int64_t t0 = std::min(L, slice * blocks_per_split * sh.block_size);
+      const std::int64_t t1 = std::min(L, (slice + 1) * blocks_per_split * sh.block_size);
+      make_rows(int(b)).for_each_chunk(
           t0, t1, [&](const T* k, const T* v, int n, const T* ahead_k, const T* ahead_v) {
-            for (int hq0 = 0; hq0 < Hq; hq0 += G) {
+            for (int hq = 0; hq < heads; hq += G) {
               PrefetchQueue pq =
-                  PrefetchQueue::part(ahead_k, ahead_v, block_bytes, hq0 / G, Hq / G);
-              const std::int64_t head_off = std::int64_t(hq0 / group) * D;
-              HeadState<G> hs{st.m.data() + hq0, st.l.data() + hq0,
-                              st.acc.data() + std::size_t(hq0) * D};
-              const QueryTile<T> qt{qs.data() + std::size_t(hq0) * D,
-                                    q + (std::int64_t(b) * Hq + hq0) * D, qscale};
+                  PrefetchQueue::part(ahead_k, ahead_v, sh.block_size, row_bytes, grp * span_bytes,
+                                      span_bytes, hq / G, heads / G);
+              const std::int64_t head_off = std::int64_t((grp * heads + hq) / group) * D;
+              HeadState<G> hs{st.m.data() + hq, st.l.data() + hq,
+                              st.acc.data() + std::size_t(hq) * D};
+              const QueryTile<T> qt{qs.data() + std::size_t(hq) * D, q + (first_q + hq) * D,
+                                    qscale};
               attend_rows<T, G>(qt, D, k + head_off, v + head_off, std::ptrdiff_t(sh.kv_heads) * D,
                                 n, hs, pq);
             }
           });
       if (splits == 1)
-        for (int hq = 0; hq < Hq; ++hq)
+        for (int hq = 0; hq < heads; ++hq)
           for (int d = 0; d < D; ++d)
             store_out<T>(
-                out, (std::int64_t(b) * Hq + hq) * D + d,
+                out, (first_q + hq) * D + d,
                 st.acc[std::size_t(hq) * D + acc_position<T>(d, D)] / st.l[std::size_t(hq)]);
     }
     if (splits > 1) {
@@ -538,12 +558,14 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
 #pragma omp for schedule(static)
       for (std::int64_t bh = 0; bh < std::int64_t(sh.batch) * Hq; ++bh) {
         const std::int64_t b = bh / Hq;
-        const std::size_t hq = std::size_t(bh % Hq);
+        const int grp = int(bh % Hq) / heads;
+        const std::size_t hq = std::size_t(bh % Hq % heads);  // within its task
+        const SliceState* part = &slices[std::size_t((b * groups + grp) * splits)];
         float m = -std::numeric_limits<float>::infinity(), l = 0;
-        for (int s = 0; s < splits; ++s) m = std::max(m, slices[std::size_t(b * splits + s)].m[hq]);
+        for (int s = 0; s < splits; ++s) m = std::max(m, part[s].m[hq]);
         std::fill(acc.begin(), acc.end(), 0.0f);
         for (int s = 0; s < splits; ++s) {
-          const SliceState& p = slices[std::size_t(b * splits + s)];
+          const SliceState& p = part[s];
           if (p.l[hq] == 0) continue;  // an empty slice (more slices than blocks)
           const float f = fast_exp2(p.m[hq] - m);
           l += p.l[hq] * f;

@@ -13,10 +13,15 @@ struct GatherWorkspace {
   std::byte* v = nullptr;
 };
 
-// Work split of one call: (sequence, history slice) tasks, each over all heads so it reads
-// whole blocks. Slices appear only when B cannot keep every thread busy; their partial
-// softmax states are merged at the end.
-int history_splits(const Workload& w, int threads);
+// Work split of one call into (sequence, KV-head group, history slice) tasks. A task over
+// all KV heads reads whole blocks, the longest contiguous runs, so heads are grouped only
+// when the sequences alone cannot keep every thread busy, and the history is sliced (partial
+// softmax states merged at the end) only when one task per KV head still cannot.
+struct WorkSplit {
+  int head_groups = 1;     // divides Hkv
+  int history_splits = 1;  // at most the blocks of a sequence
+};
+WorkSplit split_work(const Workload& w, int threads);
 
 // fused: one pass over the block table with an online softmax; nothing is materialised.
 // out: [B, Hq, D] in the workload's dtype.

@@ -25,11 +25,29 @@ std::string_view instruction_set() {
   return use_avx512() ? "avx512" : "baseline";
 }
 
-int history_splits(const Workload& w, int threads) {
-  const std::int64_t seqs = w.shape.batch;
-  // Two tasks per thread balance uneven progress; never more slices than blocks.
-  const std::int64_t wanted = (2 * std::int64_t(threads) + seqs - 1) / seqs;
-  return int(std::clamp<std::int64_t>(wanted, 1, std::max<std::int64_t>(1, w.blocks_per_seq())));
+namespace {
+// Balanced: a multiple of the threads, or at least two per thread for the dynamic schedule
+// to even out.
+bool keeps_busy(std::int64_t tasks, std::int64_t threads) {
+  return tasks >= 2 * threads || (tasks >= threads && tasks % threads == 0);
+}
+}  // namespace
+
+WorkSplit split_work(const Workload& w, int threads) {
+  const std::int64_t t = std::max(threads, 1), seqs = w.shape.batch;
+  const int kv_heads = w.shape.kv_heads;
+  WorkSplit s;
+  for (int g = 1; g <= kv_heads; ++g) {
+    if (kv_heads % g != 0) continue;
+    s.head_groups = g;
+    if (keeps_busy(seqs * g, t)) return s;
+  }
+  // One task per KV head still leaves threads idle: slice the history too, never into more
+  // slices than there are blocks.
+  const std::int64_t blocks = std::max<std::int64_t>(1, w.blocks_per_seq());
+  while (s.history_splits < blocks && !keeps_busy(seqs * kv_heads * s.history_splits, t))
+    ++s.history_splits;
+  return s;
 }
 
 void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads) {
