@@ -185,7 +185,7 @@ TEST_CASE("the baseline kernels match the reference whatever kernels this proces
             }
 }
 
-TEST_CASE("the work is split over sequences first, then KV heads, then the history") {
+TEST_CASE("the work is split over sequences, long history slices, KV heads, short slices") {
   auto split = [](int batch, int kv_heads, std::int64_t length, int threads) {
     const Workload w{make_shape(batch, 4 * kv_heads, kv_heads, 64, 16), DType::f32, length, 1, 1};
     const cpu::WorkSplit s = cpu::split_work(w, threads);
@@ -193,13 +193,19 @@ TEST_CASE("the work is split over sequences first, then KV heads, then the histo
   };
   CHECK(split(64, 8, 4096, 4) == std::pair{1, 1});  // sequences keep every thread busy
   CHECK(split(8, 8, 4096, 2) == std::pair{1, 1});
-  CHECK(split(1, 8, 4096, 2) == std::pair{2, 1});   // one sequence: half the KV heads each
-  CHECK(split(3, 2, 4096, 2) == std::pair{2, 1});   // 3 tasks on 2 threads would be uneven
-  CHECK(split(1, 8, 4096, 3) == std::pair{8, 1});   // no grouping divides 3: two tasks each
-  CHECK(split(1, 8, 4096, 16) == std::pair{8, 2});  // too few KV heads: slices as well
-  CHECK(split(1, 8, 4096, 12) == std::pair{8, 3});
-  CHECK(split(1, 8, 16, 16) == std::pair{8, 1});  // never more slices than blocks
   CHECK(split(1, 1, 4096, 1) == std::pair{1, 1});
+  CHECK(split(1, 8, 4096, 2) == std::pair{1, 2});  // a long history: whole-block slices
+  CHECK(split(3, 2, 4096, 2) == std::pair{1, 2});  // 3 tasks on 2 threads would be uneven
+  CHECK(split(1, 8, 4096, 3) == std::pair{1, 3});
+  CHECK(split(1, 8, 4096, 16) == std::pair{1, 16});
+  CHECK(split(1, 8, 256, 2) == std::pair{1, 2});  // 16 blocks: two slices of 8
+  CHECK(split(1, 8, 128, 2) == std::pair{2, 1});  // 8 blocks: halves of the KV heads instead
+  CHECK(split(3, 2, 100, 2) == std::pair{2, 1});
+  CHECK(split(1, 8, 16, 3) == std::pair{8, 1});    // no grouping divides 3: two tasks each
+  CHECK(split(1, 8, 256, 16) == std::pair{8, 2});  // both, 16 tasks
+  CHECK(split(1, 8, 64, 16) == std::pair{8, 2});   // one task per KV head: shorter slices
+  CHECK(split(1, 8, 16, 16) == std::pair{8, 1});   // never more slices than blocks
+  CHECK(split(1, 2, 16, 4) == std::pair{2, 1});
 }
 
 TEST_CASE("both CPU paths stay correct when the KV heads are split across threads") {

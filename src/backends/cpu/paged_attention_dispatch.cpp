@@ -35,17 +35,22 @@ bool keeps_busy(std::int64_t tasks, std::int64_t threads) {
 
 WorkSplit split_work(const Workload& w, int threads) {
   const std::int64_t t = std::max(threads, 1), seqs = w.shape.batch;
-  const int kv_heads = w.shape.kv_heads;
+  const std::int64_t blocks = std::max<std::int64_t>(1, w.blocks_per_seq());
   WorkSplit s;
-  for (int g = 1; g <= kv_heads; ++g) {
+  // Whole blocks first: sequences, then slices of the history long enough to stream.
+  const std::int64_t long_slices = std::max<std::int64_t>(1, blocks / kMinSliceBlocks);
+  while (!keeps_busy(seqs * s.history_splits, t) && s.history_splits < long_slices)
+    ++s.history_splits;
+  if (keeps_busy(seqs * s.history_splits, t)) return s;
+  // Then groups of KV heads.
+  const int kv_heads = w.shape.kv_heads;
+  for (int g = 2; g <= kv_heads; ++g) {
     if (kv_heads % g != 0) continue;
     s.head_groups = g;
-    if (keeps_busy(seqs * g, t)) return s;
+    if (keeps_busy(seqs * g * s.history_splits, t)) return s;
   }
-  // One task per KV head still leaves threads idle: slice the history too, never into more
-  // slices than there are blocks.
-  const std::int64_t blocks = std::max<std::int64_t>(1, w.blocks_per_seq());
-  while (s.history_splits < blocks && !keeps_busy(seqs * kv_heads * s.history_splits, t))
+  // One task per KV head still leaves threads idle: shorter slices, down to one block.
+  while (!keeps_busy(seqs * kv_heads * s.history_splits, t) && s.history_splits < blocks)
     ++s.history_splits;
   return s;
 }
