@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -21,89 +22,18 @@
 #include "report/csv_report.hpp"
 #include "report/json_report.hpp"
 #include "report/points_input.hpp"
+#include "report/report_input.hpp"
+#include "report_fixtures.hpp"
 #include "test_support.hpp"
 
 using namespace readbench;
 using readbench::test::error_message;
+using readbench::test::synthetic_host;
+using readbench::test::synthetic_report;
+using readbench::test::synthetic_run;
 namespace fs = std::filesystem;
 
 namespace {
-
-PointResult point(std::int64_t length, double seconds) {
-  PointResult p;
-  p.length = length;
-  p.replicas = 4;
-  p.measurement.calls_per_sample = 8;
-  p.measurement.converged = true;
-  p.measurement.per_call = {5,           seconds, 1.5 * seconds, 1.6 * seconds, 0.1 * seconds,
-                            3 * seconds, 0.01};
-  Workload w{Shape{}, DType::bf16, length, 1, 0};
-  p.bytes = bytes_per_call(w, Path::fused);
-  p.seconds = seconds;
-  p.gbps = double(p.bytes.total()) / seconds / 1e9;
-  p.ceiling_fraction = p.gbps / 20.0;
-  return p;
-}
-
-PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, double>> pts) {
-  PathResult r;
-  r.backend = "cpu";
-  r.path = path;
-  r.checks.push_back({path, 16, 1, DType::bf16, 1.5e-3, 1e-2, true});
-  std::vector<TimedPoint> fit_points;
-  for (const auto& [len, s] : pts) {
-    r.points.push_back(point(len, s));
-    fit_points.push_back({double(len), s});
-  }
-  r.fit = fit_power_law(fit_points);
-  return r;
-}
-
-// A cpu backend with a two-point gather (no CI) and a three-point fused (with a CI), and an
-// unavailable cuda backend.
-RunResult synthetic_run() {
-  RunResult run;
-  run.config.backend = BackendChoice::auto_;
-  run.config.lengths = {16, 64, 256};
-  BackendResult cpu;
-  cpu.name = "cpu";
-  cpu.bandwidths = {20.0, 25.0, 1 << 30};
-  cpu.timer_resolution_s = 2e-8;
-  cpu.cache_bytes = 32 << 20;
-  BackendResult cuda;
-  cuda.name = "cuda";
-  cuda.status = Status::unavailable;
-  cuda.reason = "no CUDA device";
-  run.backends = {cpu, cuda};
-
-  run.results.push_back(timed_path(Path::gather, {{16, 2e-6}, {64, 8e-6}}));
-  run.results.push_back(timed_path(Path::fused, {{16, 1e-6}, {64, 3e-6}, {256, 9e-6}}));
-  for (Path p : {Path::gather, Path::fused}) {
-    PathResult r;
-    r.backend = "cuda";
-    r.path = p;
-    r.status = Status::unavailable;
-    r.reason = cuda.reason;
-    run.results.push_back(r);
-  }
-  run.speedups.push_back({"cpu", 16, 2e-6, 1e-6, 2.0});
-  run.speedups.push_back({"cpu", 64, 8e-6, 3e-6, 8.0 / 3.0});
-  return run;
-}
-
-HostInfo synthetic_host() {
-  HostInfo h;
-  h.hostname = "testhost";
-  h.os = "Linux 6.1 x86_64";
-  h.cpu_model = "Test CPU";
-  h.cpu_cores = 2;
-  h.memory_bytes = std::int64_t(8) << 30;
-  return h;
-}
-
-Json synthetic_report() {
-  return build_report(synthetic_run(), synthetic_host(), "2026-01-02T03:04:05Z");
-}
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -519,4 +449,84 @@ TEST_CASE("a report with nothing timed is rejected") {
   CHECK(error_message([&] {
           parse_points(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump());
         }).find("no timed points") != std::string::npos);
+}
+
+TEST_CASE("a report reads back with its results, points and fits as written") {
+  const RunResult run = synthetic_run();
+  const Report rep = parse_report(synthetic_report().dump(), "r.json");
+  CHECK(rep.source == "r.json");
+  CHECK(rep.machine == "testhost");
+  CHECK(rep.statistic == "min");
+  CHECK_FALSE(rep.git_commit.empty());
+  REQUIRE(rep.results.size() == 4);
+  const ReportResult* fused = rep.find("cpu", "fused");
+  REQUIRE(fused != nullptr);
+  CHECK(fused->label() == "cpu/fused");
+  CHECK(fused->status == "ok");
+  REQUIRE(fused->points.size() == 3);
+  CHECK(fused->points[2].length == 256);
+  CHECK(fused->points[2].seconds == 9e-6);
+  CHECK(fused->points[2].median_s == 1.5 * 9e-6);
+  REQUIRE(fused->fit);
+  const FitResult& f = *run.results[1].fit;
+  CHECK(fused->fit->exponent == f.exponent);
+  CHECK(fused->fit->ci95_low == f.ci95_low);
+  CHECK(fused->fit->ci95_high == f.ci95_high);
+  CHECK(fused->fit->regime == f.regime);
+  CHECK(fused->fit->per_token_s == f.per_token_s);
+  CHECK(fused->fit->longest_length == 256);
+  CHECK(fused->fit->n_points == 3);
+  const ReportResult* gather = rep.find("cpu", "gather");
+  REQUIRE(gather != nullptr);
+  REQUIRE(gather->fit);
+  CHECK_FALSE(gather->fit->ci95_low);  // two points: a null CI
+  const ReportResult* cuda = rep.find("cuda", "fused");
+  REQUIRE(cuda != nullptr);
+  CHECK(cuda->status == "unavailable");
+  CHECK(cuda->reason == "no CUDA device");
+  CHECK(cuda->points.empty());
+  CHECK_FALSE(cuda->fit);
+  CHECK(rep.find("cuda", "nothing") == nullptr);
+}
+
+TEST_CASE("a report read back names the GPUs beside the host and uses its statistic") {
+  RunResult run = synthetic_run();
+  run.config.statistic = Statistic::median;
+  GpuInfo gpu;
+  gpu.name = "NVIDIA H200";
+  run.backends[1].gpu = gpu;
+  const Report rep =
+      parse_report(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump(), "x");
+  CHECK(rep.machine == "testhost (NVIDIA H200)");
+  CHECK(rep.statistic == "median");
+  CHECK(rep.find("cpu", "fused")->points[0].seconds == 1.5e-6);
+}
+
+TEST_CASE("a report read back is refused naming the file and the field that is wrong") {
+  auto refused = [](const std::function<void(Json&)>& spoil) {
+    Json j = synthetic_report();
+    spoil(j);
+    return error_message([&] { parse_report(j.dump(), "base.json"); });
+  };
+  CHECK(refused([](Json& j) { j["schema_version"] = 2; }) ==
+        "base.json: schema_version 2 is not the supported 1");
+  CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
+        "base.json: report.schema_version is missing");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==
+        "base.json: results[1].points[2].min_s is missing");
+  CHECK(refused([](Json& j) { j["results"][1]["fit"]["exponent"] = "0.9"; }) ==
+        "base.json: results[1].fit.exponent is not a number");
+  CHECK(refused([](Json& j) { j["results"][1]["fit"]["regime"] = "quick"; }) ==
+        "base.json: results[1].fit.regime 'quick' is not a regime");
+  CHECK(refused([](Json& j) { j["results"][1]["fit"]["ci95"] = {0.5}; }) ==
+        "base.json: results[1].fit.ci95 is not null or a [low, high] pair of numbers");
+  CHECK(refused([](Json& j) { j["config"]["statistic"] = "mean"; }) ==
+        "base.json: config.statistic 'mean' is not min or median");
+  CHECK(refused([](Json& j) { j["results"] = Json::object(); }) ==
+        "base.json: report.results is not an array");
+  CHECK(error_message([] { parse_report("[1, 2]", "a.json"); }) ==
+        "a.json: not a readbench report (no 'results')");
+  CHECK(error_message([] {
+          parse_report("{\"results\": ", "a.json");
+        }).rfind("a.json: malformed JSON", 0) == 0);
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "report/report_input.hpp"
 
 namespace readbench {
 
@@ -88,29 +89,13 @@ PointSeries parse_array(const json& arr, const std::string& where) {
   return s;
 }
 
-std::vector<PointSeries> parse_report(const json& report) {
-  if (!report.contains("results") || !report["results"].is_array())
-    throw InputError("JSON object is not a readbench report: no 'results' array");
-  std::string stat = "min";
-  if (report.contains("config") && report["config"].contains("statistic") &&
-      report["config"]["statistic"].is_string())
-    stat = report["config"]["statistic"].get<std::string>();
-  const std::string key = stat + "_s";
+std::vector<PointSeries> report_series(const json& j) {
   std::vector<PointSeries> out;
-  const json& results = report["results"];
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const json& r = results[i];
-    const std::string where = "results[" + std::to_string(i) + "]";
-    if (!r.is_object() || !r.contains("points") || !r["points"].is_array())
-      throw InputError(where + ": no 'points' array");
-    if (r["points"].empty()) continue;  // an unavailable or failed backend: nothing to fit
+  for (const ReportResult& r : report_from_json(j, "the report").results) {
+    if (r.points.empty()) continue;  // an unavailable or failed backend: nothing to fit
     PointSeries s;
-    s.label = r.value("backend", std::string("?")) + "/" + r.value("path", std::string("?"));
-    for (std::size_t k = 0; k < r["points"].size(); ++k) {
-      const json& p = r["points"][k];
-      const std::string at = where + ".points[" + std::to_string(k) + "]";
-      s.points.push_back({json_number(p, "length", at), json_number(p, key.c_str(), at)});
-    }
+    s.label = r.label();
+    for (const ReportPoint& p : r.points) s.points.push_back({p.length, p.seconds});
     out.push_back(std::move(s));
   }
   if (out.empty()) throw InputError("the report has no timed points to fit");
@@ -132,7 +117,7 @@ std::vector<PointSeries> parse_points(const std::string& input) {
     throw InputError(std::string("malformed JSON: ") + e.what());
   }
   if (j.is_array()) return {parse_array(j, "element")};
-  return parse_report(j);
+  return report_series(j);
 }
 
 }  // namespace readbench
