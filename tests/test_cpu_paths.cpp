@@ -133,14 +133,14 @@ TEST_CASE("both CPU paths stay correct when the history is split across threads"
   for (DType t : {DType::f32, DType::f16, DType::bf16}) check_both_paths(*backend, s, t, 1000);
 }
 
-TEST_CASE("history splits never outnumber the blocks and merge correctly with empty slices") {
-  // Nine blocks over up to eight slices of ceil(9 / splits) blocks: the tail slices can be empty.
+TEST_CASE("short history slices never outnumber the blocks and merge correctly") {
+  // Nine blocks and one KV head: up to eight slices of one or two blocks.
   const Shape s = make_shape(1, 4, 1, 64, 16);
   for (int threads : {3, 4, 8}) {
     CAPTURE(threads);
     const Workload w{s, DType::f32, 9 * 16, 1, 1};
     const int splits = cpu::split_work(w, threads).history_splits;
-    CHECK(splits >= 1);
+    CHECK(splits > 1);
     CHECK(splits <= 9);
     const auto backend = make_cpu_backend(threads);
     check_both_paths(*backend, s, DType::f32, 9 * 16);
@@ -148,6 +148,35 @@ TEST_CASE("history splits never outnumber the blocks and merge correctly with em
   }
   const Workload one_block{s, DType::f32, 3, 1, 1};
   CHECK(cpu::split_work(one_block, 8).history_splits == 1);
+}
+
+TEST_CASE("history slices are contiguous, as even as they come and never empty") {
+  for (std::int64_t blocks = 1; blocks <= 140; ++blocks)
+    for (int splits = 1; splits <= std::min<std::int64_t>(blocks, 17); ++splits) {
+      CAPTURE(blocks);
+      CAPTURE(splits);
+      cpu::WorkSplit w;
+      w.history_splits = splits;
+      std::int64_t next = 0;
+      for (int i = 0; i < splits; ++i) {
+        const auto [first, end] = w.slice_blocks(blocks, i);
+        CHECK(first == next);
+        CHECK(end - first >= blocks / splits);
+        CHECK(end - first <= blocks / splits + 1);
+        next = end;
+      }
+      CHECK(next == blocks);
+    }
+  // Where the split chose whole-block slices, each keeps kMinSliceBlocks blocks.
+  for (std::int64_t length : {128, 256, 1000, 4096, 16400})
+    for (int threads : {2, 3, 16}) {
+      const Workload w{make_shape(1, 32, 8, 128, 16), DType::bf16, length, 1, 1};
+      const cpu::WorkSplit s = cpu::split_work(w, threads);
+      if (s.head_groups == 1 && s.history_splits > 1)
+        CHECK(s.slice_blocks(w.blocks_per_seq(), s.history_splits - 1).second -
+                  s.slice_blocks(w.blocks_per_seq(), s.history_splits - 1).first >=
+              cpu::kMinSliceBlocks);
+    }
 }
 
 TEST_CASE("the baseline kernels match the reference whatever kernels this processor picks") {
@@ -209,13 +238,24 @@ TEST_CASE("the work is split over sequences, long history slices, KV heads, shor
 }
 
 TEST_CASE("both CPU paths stay correct when the KV heads are split across threads") {
+  // Short histories, so the split groups KV heads (at 16 threads it slices them too); the
+  // last shape's GQA ratio 3 runs one head per pass.
+  const Shape shapes[] = {make_shape(1, 32, 8, 128, 16), make_shape(3, 12, 2, 40, 8),
+                          make_shape(1, 24, 8, 64, 16)};
+  const std::int64_t lengths[] = {16 * 7 + 3, 50, 16 * 5};
   for (int threads : {2, 3, 4, 16}) {
     CAPTURE(threads);
     const auto backend = make_cpu_backend(threads);
-    for (DType t : {DType::f32, DType::f16, DType::bf16}) {
-      CAPTURE(to_string(t));
-      check_both_paths(*backend, make_shape(1, 32, 8, 128, 16), t, 16 * 7 + 3);
-      check_both_paths(*backend, make_shape(3, 12, 2, 40, 8), t, 50);
+    for (int i = 0; i < 3; ++i) {
+      const cpu::WorkSplit split =
+          cpu::split_work(Workload{shapes[i], DType::f32, lengths[i], 1, 1}, threads);
+      // Three sequences already keep three threads busy.
+      CHECK(split.head_groups > (i == 1 && threads == 3 ? 0 : 1));
+      if (threads == 16) CHECK(split.history_splits > 1);
+      for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+        CAPTURE(to_string(t));
+        check_both_paths(*backend, shapes[i], t, lengths[i]);
+      }
     }
   }
 }

@@ -15,6 +15,7 @@ struct Shape {
   int block_size = 16;  // S, tokens per cache block
 
   int group() const { return q_heads / kv_heads; }
+  // Spelled out: the CUDA sources include this header as C++17, which has no defaulted ==.
   bool operator==(const Shape& o) const {
     return batch == o.batch && q_heads == o.q_heads && kv_heads == o.kv_heads &&
            head_dim == o.head_dim && block_size == o.block_size;

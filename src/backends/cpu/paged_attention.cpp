@@ -22,6 +22,8 @@ namespace readbench::cpu::READBENCH_CPU_ISA {
 
 namespace {
 
+#include "backends/cpu/prefetch_queue.inc"
+
 // Tag types so f16 and bf16 (both 16-bit words) select different conversions.
 struct Bf16 {
   std::uint16_t bits;
@@ -151,58 +153,6 @@ inline void score_rows(const float* qs, int D, const T* k, std::ptrdiff_t stride
       s[g][t + r] = dot;
     }
 }
-
-// A prefetch into L2. GCC deletes a loop whose body is only __builtin_prefetch (it has no
-// side effect, and C++ loops may be assumed finite), so on x86 it is an asm statement.
-inline void prefetch_l2(const char* p) {
-#if defined(__x86_64__)
-  asm volatile("prefetcht1 %0" : : "m"(*p));
-#else
-  __builtin_prefetch(p, 0, 2);
-#endif
-}
-
-// Cache lines of a later block still to prefetch (K and V at the same offsets): in each of
-// its rows, the span of the KV heads a task reads. The kernels' token loops issue a few per
-// step: a burst of a block's worth stalls on the core's few outstanding-miss slots with
-// nothing computed meanwhile.
-struct PrefetchQueue {
-  const char* k = nullptr;
-  const char* v = nullptr;
-  std::int64_t row_bytes = 0, span_bytes = 0;  // row stride; the task's bytes of a row
-  std::int64_t row = 0, col = 0;               // current line: k + row + col
-  std::int64_t lines = 0;                      // left to issue
-
-  void issue(int n) {
-    for (; n > 0 && lines > 0; --n, --lines) {
-      prefetch_l2(k + row + col);
-      prefetch_l2(v + row + col);
-      if ((col += 64) >= span_bytes) {
-        col = 0;
-        row += row_bytes;
-      }
-    }
-  }
-  // Lines per step so the queue drains over `steps` steps.
-  int per_step(int steps) const {
-    return steps > 0 ? int((lines + steps - 1) / steps) : int(lines);
-  }
-  // Part i of n of the lines of a block of `rows` rows of row_bytes, of which a task reads
-  // [offset, offset + span) in each row.
-  static PrefetchQueue part(const void* k, const void* v, std::int64_t rows, std::int64_t row_bytes,
-                            std::int64_t offset, std::int64_t span, int i, int n) {
-    if (k == nullptr) return {};
-    if (span == row_bytes) {  // all heads: the block is one contiguous run
-      span *= rows;
-      row_bytes = span;
-      rows = 1;
-    }
-    const std::int64_t per_row = (span + 63) / 64, total = rows * per_row;
-    const std::int64_t first = total * i / n, last = total * (i + 1) / n;
-    return {static_cast<const char*>(k),          static_cast<const char*>(v), row_bytes,   span,
-            first / per_row * row_bytes + offset, first % per_row * 64,        last - first};
-  }
-};
 
 // acc[g, tile] += sum_t p[g][t] * v[t, tile] for TV vectors of the head dim starting at i0.
 template <class T, int G, int TV>
@@ -432,8 +382,9 @@ struct PagedRows {
   std::int64_t block_elems;  // S * Hkv * D
 
   // Blocks lie at random in the pool, so no hardware prefetcher can guess the next one. The
-  // chunk callback gets the block kPrefetchAhead further on (or nulls) and prefetches it, a
-  // share per head group, from inside the kernels' token loops (PrefetchQueue).
+  // chunk callback gets the block kPrefetchAhead further on (or nulls); each pass of G heads
+  // prefetches its share of the task's span of that block from inside the kernels' token
+  // loops (PrefetchQueue).
   static constexpr int kPrefetchAhead = 2;
 
   template <class F>
@@ -482,8 +433,8 @@ void store_out(std::byte* out, std::int64_t index, float x) {
     reinterpret_cast<std::uint16_t*>(out)[index] = float_to_f16_bits(x);
 }
 
-// Online-softmax states of all query heads of one sequence over one slice of its history:
-// m and l per head, acc [Hq, D]. Heads are visited G at a time (one GQA group or part of one).
+// Online-softmax states of a task's query heads over its slice of the history: m and l per
+// head, acc [heads, D]. Heads are visited G at a time (one GQA group or part of one).
 struct SliceState {
   std::vector<float> m, l, acc;
   void reset(int heads, int D) {
@@ -506,8 +457,6 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
   const int groups = split.head_groups, splits = split.history_splits;
   // A task's query heads: whole GQA groups, so a pass of G heads never straddles KV heads.
   const int heads = Hq / groups;
-  // Slice boundaries on block boundaries, so a slice never splits a block's rows.
-  const std::int64_t blocks_per_split = (w.blocks_per_seq() + splits - 1) / splits;
   const std::int64_t tasks = std::int64_t(sh.batch) * groups * splits;
   const float qscale = float(1.4426950408889634 / std::sqrt(double(D)));  // log2(e)/sqrt(D)
   const T* q = reinterpret_cast<const T*>(h.query(replica));
@@ -528,8 +477,9 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
         qs[std::size_t(i)] = scalar_f32(q[first_q * D + i]) * qscale;
       SliceState& st = splits > 1 ? slices[std::size_t(task)] : local;
       st.reset(heads, D);
-      const std::int64_t t0 = std::min(L, slice * blocks_per_split * sh.block_size);
-      const std::int64_t t1 = std::min(L, (slice + 1) * blocks_per_split * sh.block_size);
+      const auto [first_block, end_block] = split.slice_blocks(w.blocks_per_seq(), slice);
+      const std::int64_t t0 = std::min(L, first_block * sh.block_size);
+      const std::int64_t t1 = std::min(L, end_block * sh.block_size);
       make_rows(int(b)).for_each_chunk(
           t0, t1, [&](const T* k, const T* v, int n, const T* ahead_k, const T* ahead_v) {
             for (int hq = 0; hq < heads; hq += G) {
@@ -566,7 +516,7 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
         std::fill(acc.begin(), acc.end(), 0.0f);
         for (int s = 0; s < splits; ++s) {
           const SliceState& p = part[s];
-          if (p.l[hq] == 0) continue;  // an empty slice (more slices than blocks)
+          if (p.l[hq] == 0) continue;  // no slice is empty (slice_blocks); a guard all the same
           const float f = fast_exp2(p.m[hq] - m);
           l += p.l[hq] * f;
           for (int d = 0; d < D; ++d) acc[std::size_t(d)] += p.acc[hq * std::size_t(D) + d] * f;

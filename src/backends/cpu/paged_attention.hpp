@@ -1,7 +1,9 @@
 #pragma once
 // The two CPU reads of SPEC §2, multi-threaded with OpenMP and vectorised.
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "core/host_workload.hpp"
 
@@ -13,17 +15,26 @@ struct GatherWorkspace {
   std::byte* v = nullptr;
 };
 
+// A slice's first blocks are read before its prefetch runs ahead (PagedRows::kPrefetchAhead
+// blocks); from about 8 blocks on that start-up stops dominating.
+constexpr std::int64_t kMinSliceBlocks = 8;
+
 // Work split of one call into (sequence, KV-head group, history slice) tasks. A task over
 // all KV heads reads each block as one contiguous run; a task over a group of KV heads reads
-// a strided span of every row (fused at L = 4096, one sequence on two threads: 10% slower
-// than two history slices). So the split takes sequences first, then slices of the history
-// while each keeps kMinSliceBlocks blocks, then groups of KV heads, and shorter slices only
-// when one task per KV head still leaves threads idle. Slices' partial softmax states are
-// merged at the end.
-constexpr std::int64_t kMinSliceBlocks = 8;  // the prefetch runs 2 blocks ahead of the reads
+// a strided span of every row (fused at L = 4096, one sequence on two threads: 10-15% slower
+// than two history slices; bench/cpu/NOTES.md, step 12). So the split takes sequences first,
+// then slices of the history while each keeps kMinSliceBlocks blocks, then groups of KV
+// heads, and shorter slices only when one task per KV head still leaves threads idle.
+// Slices' partial softmax states are merged at the end.
 struct WorkSplit {
   int head_groups = 1;     // divides Hkv
   int history_splits = 1;  // at most the blocks of a sequence
+
+  // Blocks [first, end) of slice `slice` of a history of `blocks` blocks: as even as they
+  // come, none empty while history_splits <= blocks.
+  std::pair<std::int64_t, std::int64_t> slice_blocks(std::int64_t blocks, int slice) const {
+    return {blocks * slice / history_splits, blocks * (slice + 1) / history_splits};
+  }
 };
 WorkSplit split_work(const Workload& w, int threads);
 
