@@ -122,7 +122,7 @@ run "$BIN" --version
 if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "--version"; else
   fail "--version" "exit $rc: $(head -c 200 "$WORK/out")"; fi
 
-for sub in run fit verify; do
+for sub in run fit verify compare export; do
   run "$BIN" "$sub" --version
   if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "$sub --version"; else
     fail "$sub --version" "exit $rc: $(head -c 200 "$WORK/out") $(first_err)"; fi
@@ -130,7 +130,7 @@ done
 
 expect_ok "--help" "$BIN" --help
 subcommands=$("$BIN" --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
-for sub in run fit verify; do
+for sub in run fit verify compare export; do
   echo "$subcommands" | grep -qx "$sub" || fail "--help lists $sub" "not in: $subcommands"
 done
 for sub in $subcommands; do
@@ -354,6 +354,100 @@ expect_ok "verify --block-size 1" "$BIN" verify --backend cpu --block-size 1 --d
 ! grep -q FAIL "$WORK/out" && [ "$(grep -c ' pass$' "$WORK/out")" -eq 6 ] &&
   pass "verify --block-size 1 checks lengths 1, 2 and 1000" ||
   fail "verify --block-size 1 checks lengths 1, 2 and 1000" "$(head -c 300 "$WORK/out")"
+
+# --- compare and export (reports read back) --------------------------------------------------
+
+"$PY" - out.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def variant(name, change):
+    v = json.loads(json.dumps(r))
+    change(v)
+    json.dump(v, open(name, "w"))
+def slower(v):  # another machine: every time doubled, every exponent 0.1 higher
+    v["machine"]["hostname"] = "otherhost"
+    for x in v["results"]:
+        for p in x["points"]:
+            p["min_s"] *= 2
+            p["median_s"] *= 2
+        x["fit"]["exponent"] += 0.1
+def gather_failed(v):
+    v["results"][0].update(status="failed", reason="out of memory", points=[], fit=None)
+def nothing_timed(v):
+    for x in v["results"]:
+        x.update(status="unavailable", reason="no CUDA device", points=[], fit=None)
+def other_lengths(v):  # the same paths timed at lengths out.json never ran
+    for x in v["results"]:
+        for p in x["points"]:
+            p["length"] *= 1000
+variant("other.json", slower)
+variant("gather_failed.json", gather_failed)
+variant("nothing_timed.json", nothing_timed)
+variant("other_lengths.json", other_lengths)
+EOF
+
+expect_ok "compare two reports" "$BIN" compare out.json other.json
+grep -q '^| backend/path | measure | out.json (.*) | other.json (otherhost) |$' "$WORK/out" &&
+  pass "compare names the reports by file and machine" ||
+  fail "compare names the reports by file and machine" "$(head -c 300 "$WORK/out")"
+grep -q '^| cpu/fused | ns/token at L=64 | [0-9.]* | [0-9.]* (×2.00) |$' "$WORK/out" &&
+  pass "compare shows the cost ratio at the longest common length" ||
+  fail "compare shows the cost ratio at the longest common length" "$(cat "$WORK/out")"
+grep -q '^| cpu/gather | exponent p .* | .* (+0.10) |$' "$WORK/out" &&
+  pass "compare shows the exponent difference" ||
+  fail "compare shows the exponent difference" "$(cat "$WORK/out")"
+
+expect_ok "compare --format json -o" "$BIN" compare --format json -o compare.json out.json other.json
+expect_json "compare JSON has both rows with ratios to the first report" compare.json \
+  '[x["source"] for x in r["reports"]] == ["out.json", "other.json"] and [(x["backend"], x["path"], x["length"]) for x in r["rows"]] == [("cpu", "gather", 64), ("cpu", "fused", 64)] and all(x["entries"][0]["cost_ratio"] == 1 and abs(x["entries"][1]["cost_ratio"] - 2) < 1e-9 and abs(x["entries"][1]["exponent_diff"] - 0.1) < 1e-9 for x in r["rows"])'
+
+expect_ok "compare --format csv" "$BIN" compare --format csv out.json other.json
+cp "$WORK/out" compare.csv
+if why=$("$PY" - compare.csv <<'EOF' 2>&1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = [("cpu", "gather", "out.json"), ("cpu", "gather", "other.json"),
+        ("cpu", "fused", "out.json"), ("cpu", "fused", "other.json")]
+assert [(x["backend"], x["path"], x["report"]) for x in rows] == want, rows
+assert [float(x["cost_ratio"]) for x in rows] == [1, 2, 1, 2], rows
+EOF
+); then pass "compare CSV has a row per backend/path and report"; else
+  fail "compare CSV has a row per backend/path and report" "$(echo "$why" | tail -1)"; fi
+
+expect_ok "compare with a failed path" "$BIN" compare out.json gather_failed.json
+grep -q '^| cpu/gather | ns/token at L=64 | [0-9.]* | failed: out of memory |$' "$WORK/out" &&
+  pass "compare shows a failed path's reason instead of numbers" ||
+  fail "compare shows a failed path's reason instead of numbers" "$(cat "$WORK/out")"
+
+expect_usage_error "compare one report" "$BIN" compare out.json -o compare_failed.md
+[ ! -e compare_failed.md ] && pass "a failed compare writes nothing" ||
+  fail "a failed compare writes nothing" "compare_failed.md exists"
+expect_usage_error "compare a missing file" "$BIN" compare out.json does-not-exist.json
+expect_usage_error "compare a non-report" "$BIN" compare out.json good.json
+expect_usage_error "compare with nothing timed in common" "$BIN" compare out.json nothing_timed.json
+expect_usage_error "compare without a common length" "$BIN" compare out.json other_lengths.json
+grep -q 'cpu/gather' "$WORK/err" && pass "compare without a common length names the path" ||
+  fail "compare without a common length names the path" "$(first_err)"
+expect_usage_error "compare bad --format" "$BIN" compare --format xml out.json other.json
+
+expect_ok "export --format bmf" "$BIN" export --format bmf out.json -o bmf.json
+expect_json "export bmf has a benchmark per fit and per point" bmf.json \
+  'sorted(r) == sorted(["cpu/gather", "cpu/fused"] + ["cpu/%s/L=%d" % (p, n) for p in ("gather", "fused") for n in (16, 32, 64)]) and all(set(r["cpu/%s" % p]) == {"exponent", "per_token_ns"} for p in ("gather", "fused")) and all(set(v) == {"latency"} and v["latency"]["lower_value"] <= v["latency"]["value"] <= v["latency"]["upper_value"] for k, v in r.items() if "/L=" in k)'
+expect_ok "export --format gab" "$BIN" export --format gab out.json
+cp "$WORK/out" gab.json
+expect_json "export gab is an array of name, unit, value entries" gab.json \
+  '[x["name"] for x in r if x["unit"] == "ns"] == ["cpu/%s L=%d" % (p, n) for p in ("gather", "fused") for n in (16, 32, 64)] and [x["name"] for x in r if x["unit"] != "ns"] == ["cpu/gather per-token cost", "cpu/gather exponent", "cpu/fused per-token cost", "cpu/fused exponent"] and all(isinstance(x["value"], (int, float)) and isinstance(x["extra"], str) for x in r)'
+expect_ok "export skips a failed path" "$BIN" export --format bmf gather_failed.json -o bmf_failed.json
+expect_json "export of a failed path leaves it out" bmf_failed.json \
+  'not any(k.startswith("cpu/gather") for k in r) and "cpu/fused" in r'
+
+expect_usage_error "export unknown --format" "$BIN" export --format csv out.json
+expect_usage_error "export without --format" "$BIN" export out.json
+expect_usage_error "export a missing file" "$BIN" export --format bmf does-not-exist.json
+expect_usage_error "export a non-report" "$BIN" export --format gab good.json
+expect_usage_error "export a report with nothing timed" "$BIN" export --format bmf nothing_timed.json -o export_failed.json
+[ ! -e export_failed.json ] && pass "a failed export writes nothing" ||
+  fail "a failed export writes nothing" "export_failed.json exists"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 #pragma once
-// One file per subcommand (run_command.cpp, fit_command.cpp, verify_command.cpp): each
+// One file per subcommand (run_command.cpp, fit_command.cpp, ...): each
 // registers itself on the app; its callback stores the process exit code.
 #include <CLI/CLI.hpp>
 
@@ -8,5 +8,7 @@ namespace readbench::cli {
 void setup_run_command(CLI::App& app, int& exit_code);
 void setup_fit_command(CLI::App& app, int& exit_code);
 void setup_verify_command(CLI::App& app, int& exit_code);
+void setup_compare_command(CLI::App& app, int& exit_code);
+void setup_export_command(CLI::App& app, int& exit_code);
 
 }  // namespace readbench::cli

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   readbench::cli::setup_run_command(app, exit_code);
   readbench::cli::setup_fit_command(app, exit_code);
   readbench::cli::setup_verify_command(app, exit_code);
+  readbench::cli::setup_compare_command(app, exit_code);
+  readbench::cli::setup_export_command(app, exit_code);
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     sub->set_version_flag("--version", app.version());
 

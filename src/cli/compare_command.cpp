@@ -1,0 +1,51 @@
+// `readbench compare`: reports from several machines side by side (SPEC §5, §6).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "report/atomic_write.hpp"
+#include "report/compare.hpp"
+
+namespace readbench::cli {
+
+namespace {
+
+struct CompareOptions {
+  std::vector<std::string> inputs;
+  std::string format = "markdown";
+  std::string output = "-";
+};
+
+int run(const CompareOptions& o) {
+  check_writable(o.output);
+  std::vector<Report> reports;
+  for (const std::string& path : o.inputs)
+    reports.push_back(parse_report(read_input(path), path == "-" ? "stdin" : path));
+  const Comparison c = compare_reports(reports);
+  const std::string text = o.format == "csv"    ? format_compare_csv(c)
+                           : o.format == "json" ? compare_to_json(c).dump(2) + "\n"
+                                                : format_compare_markdown(c);
+  write_atomically(o.output, text);
+  return 0;
+}
+
+}  // namespace
+
+void setup_compare_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "compare",
+      "Reports from several machines side by side: per backend/path, the per-token cost at the "
+      "longest length every report timed and the fitted exponent, with ratios to the first");
+  sub->add_option("reports", o->inputs, "Two or more readbench JSON reports (- for stdin)")
+      ->required();
+  sub->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"markdown", "csv", "json"}))
+      ->capture_default_str();
+  sub->add_option("-o,--output", o->output, "Write to FILE (- for stdout)")->capture_default_str();
+  sub->callback([o, &exit_code] { exit_code = run(*o); });
+}
+
+}  // namespace readbench::cli

@@ -1,0 +1,45 @@
+// `readbench export`: a report in formats dashboards ingest (SPEC §5, §6).
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "report/atomic_write.hpp"
+#include "report/export.hpp"
+
+namespace readbench::cli {
+
+namespace {
+
+struct ExportOptions {
+  std::string format;
+  std::string input = "-";
+  std::string output = "-";
+};
+
+int run(const ExportOptions& o) {
+  check_writable(o.output);
+  const Report rep = parse_report(read_input(o.input), o.input == "-" ? "stdin" : o.input);
+  const Json out = o.format == "bmf" ? export_bmf(rep) : export_gab(rep);
+  write_atomically(o.output, out.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace
+
+void setup_export_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "export",
+      "A report in formats dashboards ingest: bmf (Bencher Metric Format) or gab "
+      "(github-action-benchmark's customSmallerIsBetter)");
+  sub->add_option("--format", o->format, "bmf or gab")
+      ->required()
+      ->check(CLI::IsMember({"bmf", "gab"}));
+  sub->add_option("report", o->input, "A readbench JSON report, or - for stdin")
+      ->capture_default_str();
+  sub->add_option("-o,--output", o->output, "Write to FILE (- for stdout)")->capture_default_str();
+  sub->callback([o, &exit_code] { exit_code = run(*o); });
+}
+
+}  // namespace readbench::cli

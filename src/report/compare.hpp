@@ -1,0 +1,54 @@
+#pragma once
+// `readbench compare` (SPEC §6): reports from several machines side by side. Per backend/path,
+// each report's per-token cost at the longest length every report timed, its fitted exponent
+// and regime, and both against the first report.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/fit_json.hpp"
+#include "report/report_input.hpp"
+
+namespace readbench {
+
+// One report's numbers for one backend/path.
+struct CompareEntry {
+  // ok; or why there are no numbers: missing (not in the report), unavailable, failed, or
+  // not timed (ok, but without points)
+  std::string status;
+  std::string reason;                   // the report's reason, where it gives one
+  std::optional<double> seconds;        // the report's statistic at the common length
+  std::optional<double> per_token_s;    // seconds / length
+  std::optional<ReportFit> fit;         // null where the report has none
+  std::optional<double> cost_ratio;     // per_token_s over the first report's
+  std::optional<double> exponent_diff;  // exponent minus the first report's
+};
+
+struct CompareRow {
+  std::string backend, path;
+  double length = 0;                  // the longest length timed in every report that timed it
+  std::vector<CompareEntry> entries;  // one per report, in the reports' order
+  std::string label() const { return backend + "/" + path; }
+};
+
+struct ComparedReport {
+  std::string source, machine, git_commit, statistic;
+  std::string name() const { return source + " (" + machine + ")"; }
+};
+
+struct Comparison {
+  std::vector<ComparedReport> reports;
+  std::vector<CompareRow> rows;  // in the order backend/paths first appear in the reports
+};
+
+// Throws InputError for fewer than two reports, when no backend/path is timed in every
+// report, or when the reports that timed a backend/path share no length (naming it).
+Comparison compare_reports(const std::vector<Report>& reports);
+
+// A markdown table (reports as columns, two rows per backend/path) with a footnote.
+std::string format_compare_markdown(const Comparison& c);
+// One row per backend/path and report, so a spreadsheet can pivot it.
+std::string format_compare_csv(const Comparison& c);
+Json compare_to_json(const Comparison& c);
+
+}  // namespace readbench

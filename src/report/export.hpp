@@ -1,0 +1,33 @@
+#pragma once
+// `readbench export` (SPEC §6): a report in the formats dashboards ingest. Only results with
+// timed points are exported; unavailable and failed ones are skipped. Times are in nanoseconds
+// to 9 significant digits (as in the CSV report).
+#include "report/fit_json.hpp"
+#include "report/report_input.hpp"
+
+namespace readbench {
+
+// Bencher Metric Format (https://bencher.dev/docs/reference/bencher-metric-format/): an
+// object keyed by benchmark name, each an object of measures {value, lower_value,
+// upper_value}.
+//  - "<backend>/<path>", for a result with a fit: `exponent` (p, lower/upper the 95% CI where
+//    there is one) and `per_token_ns` (t(L_max)/L_max).
+//  - "<backend>/<path>/L=<length>", per timed point: `latency` (Bencher's built-in measure, in
+//    ns) with value the report's statistic, lower_value the min and upper_value the median
+//    (so the value is one of its bounds: the min under --statistic min, the median under
+//    median).
+// Throws InputError naming the report when nothing in it was timed.
+Json export_bmf(const Report& r);
+
+// github-action-benchmark's customSmallerIsBetter input: an array of {name, unit, value,
+// range (optional), extra}.
+//  - "<backend>/<path> L=<length>", unit ns, per timed point: the report's statistic.
+//  - "<backend>/<path> per-token cost", unit ns/token, per fit.
+//  - "<backend>/<path> exponent", unit "exponent", per fit: p, smaller being better here too,
+//    with range "± <CI half-width>" where there is a CI. The action alerts on the ratio of a
+//    value to the previous one, which reads well for p near 1 or above (1 -> 2 is a doubling)
+//    but not for p near or below 0; `readbench check` is the exponent's proper gate.
+// Throws InputError naming the report when nothing in it was timed.
+Json export_gab(const Report& r);
+
+}  // namespace readbench

@@ -1,0 +1,238 @@
+// `readbench compare` (SPEC §6) on synthetic reports: the common longest length, ratios to the
+// first report, the rows of a backend/path some report lacks, the three output formats.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "report/compare.hpp"
+#include "report_fixtures.hpp"
+#include "test_support.hpp"
+
+using namespace readbench;
+using readbench::test::error_message;
+using readbench::test::synthetic_host;
+using readbench::test::synthetic_run;
+using readbench::test::timed_path;
+
+namespace {
+
+Report report_of(const RunResult& run, const std::string& host, const std::string& source) {
+  HostInfo h = synthetic_host();
+  h.hostname = host;
+  return parse_report(build_report(run, h, "2026-01-02T03:04:05Z").dump(), source);
+}
+
+// Report A is the synthetic run: gather at 16, 64; fused at 16, 64, 256 (p = ln 3 / ln 4).
+RunResult run_a() {
+  return synthetic_run();
+}
+
+// Report B: the same gather; fused linear (0.1 us per token) at 16, 64, 128, 1024, and
+// a timed cuda/fused where A has it unavailable.
+RunResult run_b() {
+  RunResult run = synthetic_run();
+  run.results[1] =
+      timed_path(Path::fused, {{16, 1.6e-6}, {64, 6.4e-6}, {128, 1.28e-5}, {1024, 1.024e-4}});
+  run.results[3] = timed_path(Path::fused, {{16, 1e-7}, {64, 2.4e-7}});
+  run.results[3].backend = "cuda";
+  return run;
+}
+
+Comparison compare_ab() {
+  return compare_reports(
+      {report_of(run_a(), "hostA", "a.json"), report_of(run_b(), "hostB", "b.json")});
+}
+
+const CompareRow& row(const Comparison& c, const std::string& label) {
+  for (const CompareRow& r : c.rows)
+    if (r.label() == label) return r;
+  FAIL("no row " << label);
+  throw;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("compare takes each report's cost at the longest length every report timed") {
+  const Comparison c = compare_ab();
+  REQUIRE(c.rows.size() == 3);
+  const CompareRow& fused = row(c, "cpu/fused");
+  CHECK(fused.length == 64);  // A stops at 256, B has 128 and 1024 but not 256
+  REQUIRE(fused.entries.size() == 2);
+  CHECK(fused.entries[0].seconds == 3e-6);
+  CHECK(fused.entries[0].per_token_s == doctest::Approx(3e-6 / 64).epsilon(1e-15));
+  CHECK(fused.entries[1].seconds == 6.4e-6);
+  CHECK(fused.entries[1].per_token_s == doctest::Approx(1e-7).epsilon(1e-15));
+  CHECK(row(c, "cpu/gather").length == 64);
+}
+
+TEST_CASE("compare gives cost ratios and exponent differences against the first report") {
+  const Comparison c = compare_ab();
+  const CompareRow& fused = row(c, "cpu/fused");
+  CHECK(*fused.entries[0].cost_ratio == 1);
+  CHECK(*fused.entries[0].exponent_diff == 0);
+  CHECK(*fused.entries[1].cost_ratio == doctest::Approx(6.4 / 3).epsilon(1e-15));
+  const double pa = run_a().results[1].fit->exponent;
+  const double pb = run_b().results[1].fit->exponent;
+  CHECK(pb == doctest::Approx(1).epsilon(1e-12));
+  CHECK(*fused.entries[1].exponent_diff == pb - pa);
+  CHECK(fused.entries[1].fit->regime == Regime::linear);
+  CHECK(fused.entries[0].fit->regime == Regime::sublinear);
+  CHECK(*row(c, "cpu/gather").entries[1].cost_ratio == 1);
+}
+
+TEST_CASE("a backend/path unavailable or missing in a report shows why instead of numbers") {
+  const Comparison c = compare_ab();
+  const CompareRow& cuda = row(c, "cuda/fused");
+  CHECK(cuda.length == 64);  // the longest length of the only report that timed it
+  CHECK(cuda.entries[0].status == "unavailable");
+  CHECK(cuda.entries[0].reason == "no CUDA device");
+  CHECK_FALSE(cuda.entries[0].per_token_s);
+  CHECK(cuda.entries[1].status == "ok");
+  CHECK(*cuda.entries[1].per_token_s == doctest::Approx(2.4e-7 / 64).epsilon(1e-15));
+  CHECK_FALSE(cuda.entries[1].cost_ratio);  // nothing in the first report to compare with
+  CHECK_FALSE(cuda.entries[1].exponent_diff);
+
+  RunResult a = run_a();
+  a.results.erase(a.results.begin() + 3);  // no cuda/fused at all
+  const Comparison m =
+      compare_reports({report_of(a, "hostA", "a.json"), report_of(run_b(), "hostB", "b.json")});
+  CHECK(row(m, "cuda/fused").entries[0].status == "missing");
+}
+
+TEST_CASE("the markdown table names reports by file and machine and shows ratio cells") {
+  const std::string md = format_compare_markdown(compare_ab());
+  const auto lines = lines_of(md);
+  REQUIRE(lines.size() >= 8);
+  CHECK(lines[0] == "| backend/path | measure | a.json (hostA) | b.json (hostB) |");
+  CHECK(lines[1] == "|---|---|---|---|");
+  CHECK(lines[2] == "| cpu/gather | ns/token at L=64 | 125 | 125 (×1.00) |");
+  CHECK(lines[3] ==
+        "| cpu/gather | exponent p [95% CI] regime | 1.00 linear | 1.00 linear (+0.00) |");
+  CHECK(lines[4] == "| cpu/fused | ns/token at L=64 | 46.9 | 100 (×2.13) |");
+  CHECK(lines[5] ==
+        "| cpu/fused | exponent p [95% CI] regime | 0.79 [0.79, 0.79] sublinear | "
+        "1.00 [1.00, 1.00] linear (+0.21) |");
+  CHECK(lines[6] == "| cuda/fused | ns/token at L=64 | unavailable: no CUDA device | 3.75 |");
+  CHECK(
+      lines[7] ==
+      "| cuda/fused | exponent p [95% CI] regime | unavailable: no CUDA device | 0.63 sublinear |");
+  CHECK(md.find("report's time (min)") != std::string::npos);
+}
+
+TEST_CASE("the markdown footnote names each report's statistic when they differ") {
+  RunResult b = run_b();
+  b.config.statistic = Statistic::median;
+  const std::string md = format_compare_markdown(
+      compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")}));
+  CHECK(md.find("(a.json: min, b.json: median)") != std::string::npos);
+}
+
+TEST_CASE("the CSV has one row per backend/path and report with numbers in their cells") {
+  const auto lines = lines_of(format_compare_csv(compare_ab()));
+  REQUIRE(lines.size() == 7);
+  CHECK(lines[0] ==
+        "backend,path,report,machine,statistic,length,status,reason,seconds,per_token_s,"
+        "cost_ratio,exponent,ci95_low,ci95_high,regime,exponent_diff");
+  const auto b = cells_of(lines[4]);  // cpu/fused in b.json
+  REQUIRE(b.size() == 16);
+  CHECK(b[0] == "cpu");
+  CHECK(b[1] == "fused");
+  CHECK(b[2] == "b.json");
+  CHECK(b[3] == "hostB");
+  CHECK(b[4] == "min");
+  CHECK(b[5] == "64");
+  CHECK(b[6] == "ok");
+  CHECK(b[8] == "6.4e-06");
+  CHECK(b[9] == "1e-07");
+  CHECK(b[10] == "2.13333333");
+  CHECK(std::stod(b[11]) == doctest::Approx(1).epsilon(1e-9));
+  CHECK(b[14] == "linear");
+  const auto cuda = cells_of(lines[5]);  // cuda/fused in a.json
+  REQUIRE(cuda.size() == 16);
+  CHECK(cuda[6] == "unavailable");
+  CHECK(cuda[7] == "no CUDA device");
+  for (int i : {8, 9, 10, 11, 12, 13, 14, 15}) CHECK(cuda[i] == "");
+  const auto gather = cells_of(lines[1]);  // two points: no CI
+  CHECK(gather[12] == "");
+  CHECK(gather[13] == "");
+}
+
+TEST_CASE("CSV cells with commas are quoted") {
+  RunResult b = run_b();
+  GpuInfo gpu;
+  gpu.name = "NVIDIA H200";
+  b.backends[1].gpu = gpu;
+  const auto lines = lines_of(format_compare_csv(
+      compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "h,1", "b.json")})));
+  CHECK(lines[2].find(",b.json,\"h,1 (NVIDIA H200)\",min,") != std::string::npos);
+}
+
+TEST_CASE("the JSON names the reports and gives every entry typed numbers or null") {
+  const Json j = compare_to_json(compare_ab());
+  REQUIRE(j["reports"].size() == 2);
+  CHECK(j["reports"][1]["source"] == "b.json");
+  CHECK(j["reports"][1]["machine"] == "hostB");
+  CHECK(j["reports"][1]["statistic"] == "min");
+  REQUIRE(j["rows"].size() == 3);
+  const Json& fused = j["rows"][1];
+  CHECK(fused["backend"] == "cpu");
+  CHECK(fused["path"] == "fused");
+  CHECK(fused["length"].is_number_integer());
+  CHECK(fused["length"] == 64);
+  const Json& b = fused["entries"][1];
+  CHECK(b["source"] == "b.json");
+  CHECK(b["status"] == "ok");
+  CHECK(b["seconds"] == 6.4e-6);
+  CHECK(b["cost_ratio"].get<double>() == doctest::Approx(6.4 / 3).epsilon(1e-15));
+  CHECK(b["exponent"].get<double>() == doctest::Approx(1).epsilon(1e-12));
+  CHECK(b["ci95"].size() == 2);
+  CHECK(b["regime"] == "linear");
+  CHECK(b["exponent_diff"].is_number());
+  const Json& cuda = j["rows"][2]["entries"][0];
+  CHECK(cuda["status"] == "unavailable");
+  CHECK(cuda["reason"] == "no CUDA device");
+  for (const char* k : {"seconds", "per_token_s", "cost_ratio", "exponent", "ci95", "regime"})
+    CHECK(cuda[k].is_null());
+  CHECK(j["rows"][0]["entries"][0]["ci95"].is_null());  // gather: two points, no CI
+}
+
+TEST_CASE("compare refuses fewer than two reports") {
+  CHECK(error_message([] { compare_reports({report_of(run_a(), "hostA", "a.json")}); }) ==
+        "compare needs at least two reports, got 1");
+}
+
+TEST_CASE("compare refuses reports with no backend/path timed in all of them") {
+  RunResult b = run_b();
+  b.results.erase(b.results.begin(), b.results.begin() + 2);  // only cuda/fused left timed
+  CHECK(error_message([&] {
+          compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")});
+        }) == "no backend/path is timed in every report");
+}
+
+TEST_CASE("compare refuses a backend/path whose reports share no length, naming it") {
+  RunResult b = run_b();
+  b.results[1] = timed_path(Path::fused, {{512, 1e-5}, {1024, 2e-5}});
+  CHECK(error_message([&] {
+          compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")});
+        }) ==
+        "cpu/fused: no length is common to the reports that timed it (a.json: 16,64,256; "
+        "b.json: 512,1024)");
+}

@@ -1,0 +1,132 @@
+// `readbench export` (SPEC §6) of the synthetic report: Bencher Metric Format and
+// github-action-benchmark's customSmallerIsBetter, with times in nanoseconds.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "report/export.hpp"
+#include "report_fixtures.hpp"
+#include "test_support.hpp"
+
+using namespace readbench;
+using readbench::test::error_message;
+using readbench::test::synthetic_host;
+using readbench::test::synthetic_report;
+using readbench::test::synthetic_run;
+
+namespace {
+
+Report report_of(const RunResult& run) {
+  return parse_report(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump(), "r.json");
+}
+
+// The synthetic report: cpu/gather at 16, 64 (no CI), cpu/fused at 16, 64, 256 (with a CI),
+// cuda unavailable. min_s is the time given, median_s 1.5 times it.
+Report synthetic() {
+  return parse_report(synthetic_report().dump(), "r.json");
+}
+
+const Json& entry(const Json& gab, const std::string& name) {
+  for (const Json& e : gab)
+    if (e["name"] == name) return e;
+  FAIL("no entry " << name);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("BMF has one benchmark per fitted backend/path and one per timed point") {
+  const Json j = export_bmf(synthetic());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"cpu/gather", "cpu/gather/L=16", "cpu/gather/L=64",
+                                         "cpu/fused", "cpu/fused/L=16", "cpu/fused/L=64",
+                                         "cpu/fused/L=256"});
+}
+
+TEST_CASE("BMF gives the exponent with its CI and the per-token cost in nanoseconds") {
+  const Json j = export_bmf(synthetic());
+  const FitResult fused = *synthetic_run().results[1].fit;
+  const Json& e = j["cpu/fused"]["exponent"];
+  CHECK(e["value"] == fused.exponent);
+  CHECK(e["lower_value"] == *fused.ci95_low);
+  CHECK(e["upper_value"] == *fused.ci95_high);
+  CHECK(j["cpu/fused"]["per_token_ns"]["value"] == 35.15625);  // 9 us / 256
+  CHECK(j["cpu/fused"]["per_token_ns"].size() == 1);
+  const Json& g = j["cpu/gather"]["exponent"];
+  CHECK(g.size() == 1);  // two points: no CI, so no bounds
+  CHECK(g["value"].get<double>() == doctest::Approx(1).epsilon(1e-12));
+  CHECK(j["cpu/gather"]["per_token_ns"]["value"] == 125);  // 8 us / 64
+}
+
+TEST_CASE("BMF latency is the statistic's time with the min and median as its bounds") {
+  const Json j = export_bmf(synthetic());
+  const Json& l = j["cpu/fused/L=256"]["latency"];
+  CHECK(l["value"] == 9000);
+  CHECK(l["lower_value"] == 9000);
+  CHECK(l["upper_value"] == 13500);
+
+  RunResult run = synthetic_run();
+  run.config.statistic = Statistic::median;
+  const Json median = export_bmf(report_of(run));
+  const Json& m = median["cpu/fused/L=16"]["latency"];
+  CHECK(m["value"] == 1500);
+  CHECK(m["lower_value"] == 1000);
+  CHECK(m["upper_value"] == 1500);
+}
+
+TEST_CASE("gab lists every timed point, then the per-token cost and exponent of each fit") {
+  const Json j = export_gab(synthetic());
+  REQUIRE(j.is_array());
+  std::vector<std::string> names;
+  for (const Json& e : j) names.push_back(e["name"]);
+  CHECK(names == std::vector<std::string>{"cpu/gather L=16", "cpu/gather L=64",
+                                          "cpu/gather per-token cost", "cpu/gather exponent",
+                                          "cpu/fused L=16", "cpu/fused L=64", "cpu/fused L=256",
+                                          "cpu/fused per-token cost", "cpu/fused exponent"});
+  for (const Json& e : j) {
+    CHECK(e["value"].is_number());
+    CHECK(e["unit"].is_string());
+    CHECK(e["extra"].is_string());
+  }
+}
+
+TEST_CASE("gab entries carry nanoseconds, per-token nanoseconds and the exponent") {
+  const Json j = export_gab(synthetic());
+  const Json& p = entry(j, "cpu/fused L=64");
+  CHECK(p["unit"] == "ns");
+  CHECK(p["value"] == 3000);
+  CHECK(std::string(p["extra"]).rfind("statistic min; min 3000 ns, median 4500 ns; ", 0) == 0);
+  const Json& c = entry(j, "cpu/fused per-token cost");
+  CHECK(c["unit"] == "ns/token");
+  CHECK(c["value"] == 35.15625);
+  CHECK(c["extra"] == "t(L)/L at L=256, the longest fitted length");
+  const Json& e = entry(j, "cpu/fused exponent");
+  CHECK(e["unit"] == "exponent");
+  CHECK(e["value"] == synthetic_run().results[1].fit->exponent);
+  CHECK(std::string(e["range"]).rfind("± ", 0) == 0);
+  CHECK(std::string(e["extra"]).find("regime sublinear") != std::string::npos);
+  const Json& g = entry(j, "cpu/gather exponent");
+  CHECK_FALSE(g.contains("range"));  // no CI from two points
+  CHECK(g["extra"] == "t = c*L^p over 2 points; no CI; regime linear");
+}
+
+TEST_CASE("export skips failed and unavailable results") {
+  RunResult run = synthetic_run();
+  run.results[0].status = Status::failed;
+  run.results[0].reason = "check failed";
+  const Report rep = report_of(run);
+  CHECK_FALSE(export_bmf(rep).contains("cpu/gather"));
+  CHECK(export_bmf(rep).size() == 4);  // fused: the fit and three points
+  CHECK(export_gab(rep).size() == 5);
+}
+
+TEST_CASE("export refuses a report with nothing timed, naming it") {
+  RunResult run = synthetic_run();
+  run.results.erase(run.results.begin(), run.results.begin() + 2);
+  const Report rep = report_of(run);
+  const std::string want = "r.json: nothing to export: no result has timed points";
+  CHECK(error_message([&] { export_bmf(rep); }) == want);
+  CHECK(error_message([&] { export_gab(rep); }) == want);
+}
