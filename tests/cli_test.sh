@@ -122,7 +122,7 @@ run "$BIN" --version
 if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "--version"; else
   fail "--version" "exit $rc: $(head -c 200 "$WORK/out")"; fi
 
-for sub in run fit verify compare export; do
+for sub in run fit check verify compare export; do
   run "$BIN" "$sub" --version
   if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "$sub --version"; else
     fail "$sub --version" "exit $rc: $(head -c 200 "$WORK/out") $(first_err)"; fi
@@ -130,7 +130,7 @@ done
 
 expect_ok "--help" "$BIN" --help
 subcommands=$("$BIN" --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
-for sub in run fit verify compare export; do
+for sub in run fit check verify compare export; do
   echo "$subcommands" | grep -qx "$sub" || fail "--help lists $sub" "not in: $subcommands"
 done
 for sub in $subcommands; do
@@ -265,6 +265,80 @@ expect_ok "fit re-fits a report" "$BIN" fit --json refit.json out.json
 expect_json "fit of a report gives one fit per result" refit.json \
   '[(x["backend"], x["path"]) for x in r] == [("cpu", "gather"), ("cpu", "fused")]'
 expect_valid_fit "fit of a report matches the schema's fit object" refit.json
+
+# --- check: the CI gate against a baseline ----------------------------------------------------
+
+expect_ok "check a report against itself passes" "$BIN" check out.json --baseline out.json
+grep -q '^| backend/path | baseline p' "$WORK/out" && grep -q '^| cpu/fused | .* | ok |$' "$WORK/out" &&
+  pass "check prints a markdown table" || fail "check prints a markdown table" "$(head -c 400 "$WORK/out")"
+tail -1 "$WORK/out" | grep -q '^readbench check: PASS: 2 backend/paths compared' &&
+  pass "check ends with a one-line summary" || fail "check ends with a one-line summary" "$(tail -1 "$WORK/out")"
+
+# The fused exponent raised and its CI shifted so that the CI lies 0.2 above the old exponent,
+# wholly above it plus the default tolerance of 0.1.
+"$PY" - out.json <<'EOF2'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = r["results"][1]["fit"]
+shift = 0.2 + f["exponent"] - f["ci95"][0]
+f["exponent"] += shift
+f["ci95"] = [f["ci95"][0] + shift, f["ci95"][1] + shift]
+p = f["exponent"]
+f["regime"] = "flat" if p < 0.2 else "sublinear" if p < 0.8 else "linear" if p < 1.25 else "superlinear"
+json.dump(r, open("slower.json", "w"))
+EOF2
+run "$BIN" check slower.json --baseline out.json --json verdict.json
+if [ "$rc" -eq 1 ] && grep -q 'cpu/fused .*REGRESSION' "$WORK/out"; then
+  pass "check of a raised exponent exits 1 and says REGRESSION"
+else
+  fail "check of a raised exponent exits 1 and says REGRESSION" "exit $rc: $(head -c 400 "$WORK/out") $(first_err)"
+fi
+expect_json "check --json FILE writes the failing verdict" verdict.json \
+  'r["pass"] is False and r["verdict"] == "fail" and r["regressions"] == 1 and [x["verdict"] for x in r["rows"]] == ["ok", "regression"]'
+expect_json "check --json FILE gives the reason" verdict.json \
+  '"wholly above" in r["rows"][1]["reasons"][0] and r["rows"][0]["reasons"] == []'
+
+run "$BIN" check out.json --baseline out.json --json -
+cp "$WORK/out" check.json
+[ "$rc" -eq 0 ] && pass "check --json - exits 0" || fail "check --json - exits 0" "exit $rc: $(first_err)"
+expect_json "check --json - writes only JSON with the verdict" check.json \
+  'r["pass"] is True and r["verdict"] == "pass" and r["tolerance"] == 0.1 and r["max_cost_ratio"] is None and all(isinstance(x["delta_exponent"], float) and x["verdict"] == "ok" for x in r["rows"])'
+run "$BIN" check slower.json --baseline out.json --json -
+cp "$WORK/out" check_fail.json
+[ "$rc" -eq 1 ] && pass "check --json - exits 1 on a regression" || fail "check --json - exits 1 on a regression" "exit $rc"
+expect_json "check --json - reports the regression" check_fail.json \
+  'r["pass"] is False and r["rows"][1]["verdict"] == "regression" and r["rows"][1]["delta_exponent"] > 0.1'
+
+IN=slower.json expect_ok "check reads the report from stdin" "$BIN" check - --baseline slower.json
+run "$BIN" check out.json --baseline out.json --max-cost-ratio 1.5
+[ "$rc" -eq 0 ] && grep -q 'cost gate 1.5x' "$WORK/out" && pass "check --max-cost-ratio on a report against itself" ||
+  fail "check --max-cost-ratio on a report against itself" "exit $rc"
+
+"$PY" - out.json <<'EOF2'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["results"] = [x for x in r["results"] if x["backend"] != "cpu"]
+json.dump(r, open("no_cpu.json", "w"))
+EOF2
+expect_usage_error "check with nothing comparable" "$BIN" check no_cpu.json --baseline out.json
+grep -q 'nothing to compare' "$WORK/err" && pass "check with nothing comparable says so" ||
+  fail "check with nothing comparable says so" "$(first_err)"
+expect_usage_error "check a missing baseline" "$BIN" check out.json --baseline does-not-exist.json
+expect_usage_error "check a baseline that is not a report" "$BIN" check out.json --baseline good.json
+expect_usage_error "check a report that is not JSON" "$BIN" check good.csv --baseline out.json
+expect_usage_error "check without --baseline" "$BIN" check out.json
+expect_usage_error "check --tolerance -1" "$BIN" check out.json --baseline out.json --tolerance -1
+grep -q -- '--tolerance' "$WORK/err" && pass "check --tolerance -1 names --tolerance" ||
+  fail "check --tolerance -1 names --tolerance" "$(first_err)"
+expect_usage_error "check --tolerance nan" "$BIN" check out.json --baseline out.json --tolerance nan
+expect_usage_error "check --tolerance inf" "$BIN" check out.json --baseline out.json --tolerance inf
+expect_usage_error "check --max-cost-ratio 0" "$BIN" check out.json --baseline out.json --max-cost-ratio 0
+# Options are validated before anything is read: a bad option wins over a missing file.
+expect_usage_error "check --tolerance -1 before reading" "$BIN" check nowhere.json --baseline nowhere.json --tolerance -1
+grep -q -- '--tolerance' "$WORK/err" && pass "check validates options before reading" ||
+  fail "check validates options before reading" "$(first_err)"
+expect_usage_error "check --json into a missing directory" "$BIN" check out.json --baseline out.json --json /nonexistent/v.json
+IN=out.json expect_usage_error "check with both from stdin" "$BIN" check - --baseline -
 
 expect_ok "run cpu --cache hot" "$BIN" run --backend cpu --path fused "${TINY[@]}" --cache hot --json hot.json --csv -
 cp "$WORK/out" hot.csv

@@ -520,6 +520,8 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
         "base.json: results[1].fit.regime 'quick' is not a regime");
   CHECK(refused([](Json& j) { j["results"][1]["fit"]["ci95"] = {0.5}; }) ==
         "base.json: results[1].fit.ci95 is not null or a [low, high] pair of numbers");
+  CHECK(refused([](Json& j) { j["results"][0]["status"] = "slow"; }) ==
+        "base.json: results[0].status 'slow' is not ok, unavailable or failed");
   CHECK(refused([](Json& j) { j["config"]["statistic"] = "mean"; }) ==
         "base.json: config.statistic 'mean' is not min or median");
   CHECK(refused([](Json& j) { j["results"] = Json::object(); }) ==

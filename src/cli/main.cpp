@@ -1,5 +1,6 @@
 // Wires the subcommands and maps every error to one line on stderr and an exit code:
-// 0 success, 1 the answer is "no" (a check failed), 2 bad usage or bad input.
+// 0 success, 1 the answer is "no" (a correctness check failed, a regression found), 2 bad usage or
+// bad input.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <new>
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   readbench::cli::setup_run_command(app, exit_code);
   readbench::cli::setup_fit_command(app, exit_code);
+  readbench::cli::setup_check_command(app, exit_code);
   readbench::cli::setup_verify_command(app, exit_code);
   readbench::cli::setup_compare_command(app, exit_code);
   readbench::cli::setup_export_command(app, exit_code);

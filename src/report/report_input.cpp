@@ -107,6 +107,8 @@ Report report_from_json(const json& j, const std::string& source) {
     out.backend = r.text(res, where, "backend");
     out.path = r.text(res, where, "path");
     out.status = r.text(res, where, "status");
+    if (out.status != "ok" && out.status != "unavailable" && out.status != "failed")
+      r.fail(where + ".status", "'" + out.status + "' is not ok, unavailable or failed");
     out.reason = r.text(res, where, "reason");
     const json& points = r.array(res, where, "points");
     for (std::size_t k = 0; k < points.size(); ++k) {

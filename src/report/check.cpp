@@ -1,0 +1,366 @@
+#include "report/check.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "report/text_report.hpp"
+
+namespace readbench {
+
+namespace {
+
+std::string printf_str(const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+std::string num(double v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << v;
+  return os.str();
+}
+
+// A reason from a report, on one line.
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+std::string with_reason(const std::string& what, const std::string& reason) {
+  return reason.empty() ? what : what + ": " + one_line(reason);
+}
+
+bool positive_finite(double v) {
+  return std::isfinite(v) && v > 0;
+}
+
+// The rules of SPEC §6 for one backend/path present in both reports.
+void judge(CheckRow& row, const CheckOptions& o) {
+  const ReportResult& b = *row.baseline;
+  const ReportResult& c = *row.current;
+  if (c.status == "failed") {
+    if (b.status == "ok") {
+      row.verdict = Verdict::regression;
+      row.reasons.push_back(with_reason("failed in the current report", c.reason));
+    } else {
+      row.reasons.push_back("failed in the current report, " + b.status + " in the baseline");
+    }
+    return;
+  }
+  if (c.status != "ok") {
+    row.reasons.push_back(with_reason(c.status + " in the current report", c.reason));
+    return;
+  }
+  if (b.status != "ok") {
+    row.reasons.push_back(with_reason(b.status + " in the baseline", b.reason));
+    return;
+  }
+  if (!b.fit) {
+    row.reasons.push_back("no fit in the baseline");
+    return;
+  }
+  if (!c.fit) {
+    row.reasons.push_back("no fit in the current report");
+    return;
+  }
+
+  const ReportFit& bf = *b.fit;
+  const ReportFit& cf = *c.fit;
+  row.verdict = Verdict::ok;
+  row.delta_exponent = cf.exponent - bf.exponent;
+  if (positive_finite(bf.per_token_s) && positive_finite(cf.per_token_s))
+    row.cost_ratio = cf.per_token_s / bf.per_token_s;
+
+  const double limit = bf.exponent + o.tolerance;
+  if (cf.exponent > limit + kExponentSlack) {
+    const bool has_ci = cf.ci95_low && cf.ci95_high;
+    // Without a CI the point estimate is all there is; with one, only a CI wholly above
+    // the limit says the rise is more than noise.
+    if (!has_ci) {
+      row.verdict = Verdict::regression;
+      row.reasons.push_back(printf_str(
+          "exponent %.3f > baseline %.3f + tolerance %g (no CI: the point estimate decides)",
+          cf.exponent, bf.exponent, o.tolerance));
+    } else if (*cf.ci95_low > limit + kExponentSlack) {
+      row.verdict = Verdict::regression;
+      row.reasons.push_back(printf_str(
+          "exponent %.3f > baseline %.3f + tolerance %g, its 95%% CI [%.3f, %.3f] wholly above",
+          cf.exponent, bf.exponent, o.tolerance, *cf.ci95_low, *cf.ci95_high));
+    } else {
+      row.notes.push_back(printf_str(
+          "exponent up %.3f, more than the tolerance, but its 95%% CI reaches down to %.3f, "
+          "not wholly above %.3f",
+          *row.delta_exponent, *cf.ci95_low, limit));
+    }
+  }
+  if (cf.regime > bf.regime) {
+    row.verdict = Verdict::regression;
+    row.reasons.push_back("regime worsened: " + std::string(to_string(bf.regime)) + " -> " +
+                          std::string(to_string(cf.regime)));
+  }
+  if (o.max_cost_ratio) {
+    if (!row.cost_ratio)
+      throw InputError("--max-cost-ratio cannot judge " + row.label() +
+                       ": a per-token cost is not > 0 (baseline " + num(bf.per_token_s) +
+                       " s, current " + num(cf.per_token_s) + " s)");
+    if (*row.cost_ratio > *o.max_cost_ratio) {
+      row.verdict = Verdict::regression;
+      row.reasons.push_back(
+          printf_str("per-token cost ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
+    }
+  }
+  if (bf.longest_length != cf.longest_length)
+    row.notes.push_back(printf_str(
+        "per-token costs at different lengths (baseline L=%.0f, current L=%.0f), so less "
+        "comparable",
+        bf.longest_length, cf.longest_length));
+}
+
+CheckSource source_of(const Report& r) {
+  return {r.source, r.machine, r.git_commit, r.statistic};
+}
+
+std::string plural(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string gate_words(const CheckOptions& o) {
+  return "tolerance " + num(o.tolerance) + ", cost gate " +
+         (o.max_cost_ratio ? num(*o.max_cost_ratio) + "x" : std::string("off"));
+}
+
+// Markdown table cells: a pipe would end the cell.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : one_line(s)) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// "0.812 [0.688, 0.930]", "0.812 (no CI)", or what stands in for a fit.
+std::string exponent_cell(const std::optional<ReportResult>& side) {
+  if (!side) return "absent";
+  if (side->status != "ok") return side->status;
+  if (!side->fit) return "no fit";
+  const ReportFit& f = *side->fit;
+  if (f.ci95_low && f.ci95_high)
+    return printf_str("%.3f [%.3f, %.3f]", f.exponent, *f.ci95_low, *f.ci95_high);
+  return printf_str("%.3f (no CI)", f.exponent);
+}
+
+const ReportFit* fit_of(const std::optional<ReportResult>& side) {
+  return side && side->fit ? &*side->fit : nullptr;
+}
+
+std::string regime_cell(const CheckRow& row) {
+  const ReportFit* b = fit_of(row.baseline);
+  const ReportFit* c = fit_of(row.current);
+  if (!b && !c) return "-";
+  if (b && c && b->regime == c->regime) return std::string(to_string(b->regime));
+  const auto word = [](const ReportFit* f) { return f ? std::string(to_string(f->regime)) : "-"; };
+  return word(b) + " -> " + word(c);
+}
+
+std::string cost_cell(const CheckRow& row) {
+  const ReportFit* b = fit_of(row.baseline);
+  const ReportFit* c = fit_of(row.current);
+  const auto cost = [](const ReportFit* f) { return f ? format_seconds(f->per_token_s) : "-"; };
+  if (!b && !c) return "-";
+  return cost(b) + " -> " + cost(c);
+}
+
+std::string verdict_cell(const CheckRow& row) {
+  std::string out;
+  std::string reasons;
+  for (const std::string& r : row.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+  switch (row.verdict) {
+    case Verdict::ok:
+      out = "ok";
+      break;
+    case Verdict::regression:
+      out = "**REGRESSION**: " + reasons;
+      break;
+    case Verdict::skipped:
+      out = "skipped: " + reasons;
+      break;
+  }
+  std::string notes;
+  for (const std::string& n : row.notes) notes += (notes.empty() ? "" : "; ") + n;
+  if (!notes.empty()) out += " (note: " + notes + ")";
+  return cell(out);
+}
+
+std::string describe(const CheckSource& s) {
+  std::string out = "`" + s.source + "` (" + s.machine;
+  if (!s.git_commit.empty()) out += ", readbench " + s.git_commit;
+  return out + ")";
+}
+
+Json side_to_json(const std::optional<ReportResult>& side) {
+  if (!side) return nullptr;
+  Json fit = nullptr;
+  if (side->fit) {
+    const ReportFit& f = *side->fit;
+    fit = {{"exponent", f.exponent},
+           {"ci95",
+            f.ci95_low && f.ci95_high ? Json::array({*f.ci95_low, *f.ci95_high}) : Json(nullptr)},
+           {"regime", to_string(f.regime)},
+           {"per_token_s", f.per_token_s},
+           {"longest_length", f.longest_length},
+           {"n_points", f.n_points}};
+  }
+  return {{"status", side->status}, {"reason", side->reason}, {"fit", fit}};
+}
+
+Json optional_number(const std::optional<double>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json source_to_json(const CheckSource& s) {
+  return {{"source", s.source},
+          {"machine", s.machine},
+          {"git_commit", s.git_commit},
+          {"statistic", s.statistic}};
+}
+
+}  // namespace
+
+void validate(const CheckOptions& o) {
+  if (!std::isfinite(o.tolerance) || o.tolerance < 0)
+    throw InputError("--tolerance must be a finite number >= 0, got " + num(o.tolerance));
+  if (o.max_cost_ratio && !positive_finite(*o.max_cost_ratio))
+    throw InputError("--max-cost-ratio must be a finite number > 0, got " + num(*o.max_cost_ratio));
+}
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::ok:
+      return "ok";
+    case Verdict::regression:
+      return "regression";
+    case Verdict::skipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+CheckOutcome check_reports(const Report& baseline, const Report& current, const CheckOptions& o) {
+  validate(o);
+  CheckOutcome out;
+  out.options = o;
+  out.baseline = source_of(baseline);
+  out.current = source_of(current);
+  if (baseline.statistic != current.statistic)
+    out.notes.push_back("the baseline fits " + baseline.statistic +
+                        " times and the current report " + current.statistic +
+                        " times, so their exponents are less comparable");
+
+  auto add_row = [&](const ReportResult& any) {
+    for (const CheckRow& r : out.rows)
+      if (r.backend == any.backend && r.path == any.path) return;  // a repeat: the first counts
+    CheckRow row;
+    row.backend = any.backend;
+    row.path = any.path;
+    if (const ReportResult* b = baseline.find(any.backend, any.path)) row.baseline = *b;
+    if (const ReportResult* c = current.find(any.backend, any.path)) row.current = *c;
+    if (!row.baseline)
+      row.reasons.push_back("only in the current report");
+    else if (!row.current)
+      row.reasons.push_back("only in the baseline");
+    else
+      judge(row, o);
+    out.rows.push_back(std::move(row));
+  };
+  for (const ReportResult& c : current.results) add_row(c);
+  for (const ReportResult& b : baseline.results) add_row(b);
+
+  std::string why_none;
+  for (const CheckRow& r : out.rows) {
+    if (r.verdict == Verdict::skipped) {
+      ++out.skipped;
+      why_none += (why_none.empty() ? "" : "; ") + r.label() + ": " + r.reasons.front();
+    } else {
+      ++out.compared;
+      if (r.verdict == Verdict::regression) ++out.regressions;
+    }
+  }
+  if (out.compared == 0)
+    throw InputError("nothing to compare: no backend/path has fits in both " + baseline.source +
+                     " and " + current.source + " (" +
+                     (why_none.empty() ? std::string("no results") : why_none) + ")");
+  return out;
+}
+
+std::string format_check_summary(const CheckOutcome& r) {
+  std::string out = "readbench check: ";
+  if (r.passed()) {
+    out +=
+        "PASS: " + plural(r.compared, "backend/path", "backend/paths") + " compared, no regression";
+  } else {
+    std::string which;
+    for (const CheckRow& row : r.rows)
+      if (row.verdict == Verdict::regression) which += (which.empty() ? "" : ", ") + row.label();
+    out += "FAIL: " + plural(r.regressions, "regression", "regressions") + " in " +
+           plural(r.compared, "backend/path", "backend/paths") + " compared: " + which;
+  }
+  out += " (" + gate_words(r.options) + ")";
+  if (r.skipped > 0) out += "; " + std::to_string(r.skipped) + " skipped";
+  return out;
+}
+
+std::string format_check_markdown(const CheckOutcome& r) {
+  std::ostringstream os;
+  os << "### readbench check: " << (r.passed() ? "PASS" : "FAIL") << "\n\n";
+  os << "Current " << describe(r.current) << " against baseline " << describe(r.baseline) << "; "
+     << gate_words(r.options) << ".\n\n";
+  os << "| backend/path | baseline p [95% CI] | current p [95% CI] | Δp | regime | "
+        "per-token cost | cost ratio | verdict |\n";
+  os << "|---|---|---|---:|---|---|---:|---|\n";
+  for (const CheckRow& row : r.rows) {
+    os << "| " << cell(row.label()) << " | " << exponent_cell(row.baseline) << " | "
+       << exponent_cell(row.current) << " | "
+       << (row.delta_exponent ? printf_str("%+.3f", *row.delta_exponent) : "-") << " | "
+       << regime_cell(row) << " | " << cost_cell(row) << " | "
+       << (row.cost_ratio ? printf_str("%.2f", *row.cost_ratio) : "-") << " | " << verdict_cell(row)
+       << " |\n";
+  }
+  os << '\n';
+  for (const std::string& n : r.notes) os << "Note: " << one_line(n) << ".\n\n";
+  os << format_check_summary(r) << '\n';
+  return os.str();
+}
+
+Json check_to_json(const CheckOutcome& r) {
+  Json rows = Json::array();
+  for (const CheckRow& row : r.rows)
+    rows.push_back({{"backend", row.backend},
+                    {"path", row.path},
+                    {"verdict", to_string(row.verdict)},
+                    {"reasons", row.reasons},
+                    {"notes", row.notes},
+                    {"baseline", side_to_json(row.baseline)},
+                    {"current", side_to_json(row.current)},
+                    {"delta_exponent", optional_number(row.delta_exponent)},
+                    {"cost_ratio", optional_number(row.cost_ratio)}});
+  return {{"verdict", r.passed() ? "pass" : "fail"},
+          {"pass", r.passed()},
+          {"tolerance", r.options.tolerance},
+          {"max_cost_ratio", optional_number(r.options.max_cost_ratio)},
+          {"baseline", source_to_json(r.baseline)},
+          {"current", source_to_json(r.current)},
+          {"compared", r.compared},
+          {"regressions", r.regressions},
+          {"skipped", r.skipped},
+          {"notes", r.notes},
+          {"rows", rows},
+          {"summary", format_check_summary(r)}};
+}
+
+}  // namespace readbench

@@ -1,0 +1,78 @@
+#pragma once
+// The CI gate of SPEC §6: each backend/path of a report judged against a baseline report.
+// Pure: the reports come in already read, the verdict goes out as data, markdown and JSON.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/fit_json.hpp"
+#include "report/report_input.hpp"
+
+namespace readbench {
+
+struct CheckOptions {
+  double tolerance = 0.10;               // allowed rise of the exponent p
+  std::optional<double> max_cost_ratio;  // per-token cost gate: current / baseline; off if empty
+};
+
+// Throws InputError naming the option: a negative or non-finite tolerance, a cost ratio that
+// is not a finite number > 0.
+void validate(const CheckOptions& o);
+
+// Comparisons of exponents allow this much for rounding, so an exponent exactly at
+// baseline + tolerance (as written to JSON and read back) is not a regression.
+constexpr double kExponentSlack = 1e-9;
+
+enum class Verdict { ok, regression, skipped };
+std::string_view to_string(Verdict v);
+
+struct CheckRow {
+  std::string backend, path;
+  std::optional<ReportResult> baseline, current;  // empty where the report has no such result
+  std::optional<double> delta_exponent;           // current p - baseline p, both fitted
+  std::optional<double> cost_ratio;               // current / baseline per-token cost, both > 0
+  Verdict verdict = Verdict::skipped;
+  std::vector<std::string> reasons;  // each rule broken (regression), or why skipped
+  std::vector<std::string> notes;    // caveats that change no verdict
+  std::string label() const { return backend + "/" + path; }
+};
+
+// Where a report came from, for the table's heading and the JSON.
+struct CheckSource {
+  std::string source, machine, git_commit, statistic;
+};
+
+struct CheckOutcome {
+  CheckOptions options;
+  CheckSource baseline, current;
+  std::vector<CheckRow> rows;      // the current report's order, then those only in the baseline
+  std::vector<std::string> notes;  // caveats about the two reports as a whole
+  int compared = 0;                // rows judged ok or regression
+  int regressions = 0;
+  int skipped = 0;
+  bool passed() const { return regressions == 0; }
+};
+
+// One row per backend/path in either report. A regression, for a path with fits on both
+// sides: the exponent rose by more than the tolerance and its 95% CI (the point estimate
+// where it has none) lies wholly above baseline + tolerance; or the regime worsened (flat <
+// sublinear < linear < superlinear); or, with the cost gate on, the per-token cost ratio
+// exceeds it. Also a regression: a path ok in the baseline and `failed` in the current report.
+// Skipped: unavailable in the current report, absent from either, no fit on either side.
+// Throws InputError when nothing is judged (a gate that compares nothing must not pass), or
+// when the cost gate is on and a per-token cost is not > 0. Validates `o` first.
+CheckOutcome check_reports(const Report& baseline, const Report& current, const CheckOptions& o);
+
+// "readbench check: PASS: ..." or "readbench check: FAIL: ...", one line.
+std::string format_check_summary(const CheckOutcome& r);
+
+// A heading, the table (one row per backend/path), notes, then the summary line: fit for a CI
+// job summary (GitHub's $GITHUB_STEP_SUMMARY).
+std::string format_check_markdown(const CheckOutcome& r);
+
+// The verdict: pass, options, counts, and per row the verdict, reasons and both sides' fits,
+// numbers as JSON numbers and null where absent.
+Json check_to_json(const CheckOutcome& r);
+
+}  // namespace readbench
