@@ -1,12 +1,14 @@
 #pragma once
-// One file per subcommand (run_command.cpp, fit_command.cpp, verify_command.cpp): each
-// registers itself on the app; its callback stores the process exit code.
+// One file per subcommand (run_command.cpp, fit_command.cpp, plot_command.cpp,
+// verify_command.cpp): each registers itself on the app; its callback stores the process exit
+// code.
 #include <CLI/CLI.hpp>
 
 namespace readbench::cli {
 
 void setup_run_command(CLI::App& app, int& exit_code);
 void setup_fit_command(CLI::App& app, int& exit_code);
+void setup_plot_command(CLI::App& app, int& exit_code);
 void setup_verify_command(CLI::App& app, int& exit_code);
 
 }  // namespace readbench::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   readbench::cli::setup_run_command(app, exit_code);
   readbench::cli::setup_fit_command(app, exit_code);
+  readbench::cli::setup_plot_command(app, exit_code);
   readbench::cli::setup_verify_command(app, exit_code);
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     sub->set_version_flag("--version", app.version());
