@@ -106,6 +106,27 @@ csv_rows_are() {  # NAME FILE ROWS: a header plus ROWS rows, every row as wide a
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
+# A Python expression over the SVG in FILE, parsed by Python's own XML parser, must be true.
+# Bound: series (the <g class="series"> elements), of(el, tag, cls) (el's descendants of that
+# tag and class), text(cls) (the text of every element of that class), json.
+expect_svg() {  # NAME FILE EXPR
+  local name=$1 file=$2 expr=$3 why
+  if why=$("$PY" - "$file" "$expr" 2>&1 <<'EOF'
+import json, sys
+import xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+def of(el, tag, cls):
+    return el.findall(".//" + N + tag + "[@class='" + cls + "']")
+def text(cls):
+    return ["".join(e.itertext()) for e in root.iter() if e.get("class") == cls]
+series = of(root, "g", "series")
+if not eval(sys.argv[2]):
+    sys.exit("false: " + sys.argv[2])
+EOF
+  ); then pass "$name"; else fail "$name" "$(echo "$why" | tail -1)"; fi
+}
+
 # Real CUDA devices change what --backend cuda and auto do; the checks that need a machine
 # without one are skipped where nvidia-smi lists a GPU.
 HAVE_GPU=0
@@ -122,7 +143,7 @@ run "$BIN" --version
 if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "--version"; else
   fail "--version" "exit $rc: $(head -c 200 "$WORK/out")"; fi
 
-for sub in run fit check verify compare export; do
+for sub in run fit check verify compare export plot; do
   run "$BIN" "$sub" --version
   if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "$sub --version"; else
     fail "$sub --version" "exit $rc: $(head -c 200 "$WORK/out") $(first_err)"; fi
@@ -130,7 +151,7 @@ done
 
 expect_ok "--help" "$BIN" --help
 subcommands=$("$BIN" --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
-for sub in run fit check verify compare export; do
+for sub in run fit check verify compare export plot; do
   echo "$subcommands" | grep -qx "$sub" || fail "--help lists $sub" "not in: $subcommands"
 done
 for sub in $subcommands; do
@@ -522,6 +543,41 @@ expect_usage_error "export a non-report" "$BIN" export --format gab good.json
 expect_usage_error "export a report with nothing timed" "$BIN" export --format bmf nothing_timed.json -o export_failed.json
 [ ! -e export_failed.json ] && pass "a failed export writes nothing" ||
   fail "a failed export writes nothing" "export_failed.json exists"
+
+# --- plot -----------------------------------------------------------------------------------
+
+expect_ok "plot a report" "$BIN" plot out.json -o plot.svg
+expect_svg "plot draws each series with a marker per point and one fitted line" plot.svg \
+  '[s.find(N + "title").text for s in series] == ["cpu/gather", "cpu/fused"] and all(len(of(s, "path", "marker")) == 3 and len(of(s, "line", "fit")) == 1 for s in series)'
+expect_svg "plot writes each series' exponent from the report" plot.svg \
+  'text("exponent") and [t.split("  p = ")[0] for t in text("exponent")] == ["cpu/gather", "cpu/fused"] and all(t.split("  p = ")[1].startswith("%.2f" % x["fit"]["exponent"]) for x, t in zip(json.load(open("out.json"))["results"], text("exponent")))'
+expect_svg "plot labels both axes and names the workload" plot.svg \
+  'len(text("xtick")) >= 2 and len(text("ytick")) >= 2 and text("subtitle")[0].startswith("bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache")'
+IN=out.json expect_ok "plot from stdin to stdout" "$BIN" plot - -o -
+cp "$WORK/out" stdout.svg
+expect_svg "plot -o - writes only the SVG to stdout" stdout.svg 'len(series) == 2'
+
+"$PY" - out.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for x in r["results"]:
+    x.update(status="failed", reason="a test", points=[], fit=None)
+json.dump(r, open("untimed.json", "w"))
+EOF
+cp plot.svg keep.svg
+before=$(sha keep.svg)
+expect_usage_error "plot without -o" "$BIN" plot out.json
+expect_usage_error "plot a missing file" "$BIN" plot missing.json -o missing.svg
+expect_usage_error "plot a file that is not a report" "$BIN" plot good.json -o not_report.svg
+expect_usage_error "plot a report with nothing timed" "$BIN" plot untimed.json -o untimed.svg
+grep -q 'nothing timed' "$WORK/err" && pass "plot with nothing timed says so" ||
+  fail "plot with nothing timed says so" "$(first_err)"
+expect_usage_error "plot -o into a missing directory" "$BIN" plot out.json -o /nonexistent/plot.svg
+expect_usage_error "plot a bad report over an earlier plot" "$BIN" plot good.json -o keep.svg
+left=$(ls missing.svg not_report.svg untimed.svg 2>/dev/null; ls -A | grep '^\.' || true)
+[ -z "$left" ] && pass "plot errors leave no file" || fail "plot errors leave no file" "$left"
+[ "$(sha keep.svg)" = "$before" ] && pass "a failed plot does not clobber an earlier one" ||
+  fail "a failed plot does not clobber an earlier one" "keep.svg changed"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -457,6 +457,7 @@ TEST_CASE("a report reads back with its results, points and fits as written") {
   CHECK(rep.source == "r.json");
   CHECK(rep.machine == "testhost");
   CHECK(rep.statistic == "min");
+  CHECK(rep.config == "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache");
   CHECK_FALSE(rep.git_commit.empty());
   REQUIRE(rep.results.size() == 4);
   const ReportResult* fused = rep.find("cpu", "fused");
@@ -522,6 +523,8 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
         "base.json: results[1].fit.ci95 is not null or a [low, high] pair of numbers");
   CHECK(refused([](Json& j) { j["results"][0]["status"] = "slow"; }) ==
         "base.json: results[0].status 'slow' is not ok, unavailable or failed");
+  CHECK(refused([](Json& j) { j["config"].erase("head_dim"); }) ==
+        "base.json: config.head_dim is missing");
   CHECK(refused([](Json& j) { j["config"]["statistic"] = "mean"; }) ==
         "base.json: config.statistic 'mean' is not min or median");
   CHECK(refused([](Json& j) { j["results"] = Json::object(); }) ==

@@ -8,6 +8,7 @@ namespace readbench::cli {
 void setup_run_command(CLI::App& app, int& exit_code);
 void setup_fit_command(CLI::App& app, int& exit_code);
 void setup_check_command(CLI::App& app, int& exit_code);
+void setup_plot_command(CLI::App& app, int& exit_code);
 void setup_verify_command(CLI::App& app, int& exit_code);
 void setup_compare_command(CLI::App& app, int& exit_code);
 void setup_export_command(CLI::App& app, int& exit_code);

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   readbench::cli::setup_run_command(app, exit_code);
   readbench::cli::setup_fit_command(app, exit_code);
   readbench::cli::setup_check_command(app, exit_code);
+  readbench::cli::setup_plot_command(app, exit_code);
   readbench::cli::setup_verify_command(app, exit_code);
   readbench::cli::setup_compare_command(app, exit_code);
   readbench::cli::setup_export_command(app, exit_code);

@@ -91,6 +91,12 @@ Report report_from_json(const json& j, const std::string& source) {
   rep.statistic = r.text(config, "config", "statistic");
   if (rep.statistic != "min" && rep.statistic != "median")
     r.fail("config.statistic", "'" + rep.statistic + "' is not min or median");
+  auto whole = [&](const char* key) {
+    return std::to_string(int(r.number(config, "config", key)));
+  };
+  rep.config = r.text(config, "config", "dtype") + ", B=" + whole("batch") +
+               " Hq=" + whole("q_heads") + " Hkv=" + whole("kv_heads") + " D=" + whole("head_dim") +
+               " S=" + whole("block_size") + ", " + r.text(config, "config", "cache") + " cache";
   const json& machine = r.field(j, "report", "machine");
   rep.machine = r.text(machine, "machine", "hostname");
   std::string gpus;

@@ -44,6 +44,7 @@ struct Report {
   std::string machine;     // hostname, with the GPUs' names where there are any
   std::string git_commit;  // of the readbench that wrote it
   std::string statistic;   // min or median
+  std::string config;      // dtype, shape and cache: "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache"
   std::vector<ReportResult> results;
 
   const ReportResult* find(const std::string& backend, const std::string& path) const;

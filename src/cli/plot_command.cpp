@@ -1,0 +1,39 @@
+// `readbench plot`: a report as an SVG log-log plot (SPEC §5, §6).
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "report/atomic_write.hpp"
+#include "report/plot.hpp"
+#include "report/report_input.hpp"
+
+namespace readbench::cli {
+
+namespace {
+
+struct PlotOptions {
+  std::string input;
+  std::string output;
+};
+
+int run(const PlotOptions& o) {
+  check_writable(o.output);
+  const Report report = parse_report(read_input(o.input), o.input == "-" ? "stdin" : o.input);
+  write_atomically(o.output, plot_svg(report));
+  return 0;
+}
+
+}  // namespace
+
+void setup_plot_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<PlotOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "plot",
+      "Plot a readbench report as SVG: time per call against L on log-log axes, the points "
+      "and fitted line of each backend/path, with its exponent");
+  sub->add_option("report", o->input, "A readbench JSON report, or - for stdin")->required();
+  sub->add_option("-o,--output", o->output, "Write the SVG to FILE (- for stdout)")->required();
+  sub->callback([o, &exit_code] { exit_code = run(*o); });
+}
+
+}  // namespace readbench::cli

@@ -1,0 +1,15 @@
+#pragma once
+// SPEC §6 `readbench plot`: a report as a log-log SVG plot, written by hand (no dependency).
+// Each backend/path with timed points is a series: its points (the report's statistic), its
+// fitted line t = c*L^p over the lengths the fit used, and the exponent beside the line.
+#include <string>
+
+#include "report/report_input.hpp"
+
+namespace readbench {
+
+// The whole SVG document. Throws InputError naming the report when no result has timed
+// points, or when a point cannot go on a log axis (a length or time <= 0 or not finite).
+std::string plot_svg(const Report& report);
+
+}  // namespace readbench
