@@ -5,30 +5,19 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "report/fit_json.hpp"
+#include "report/format.hpp"
 #include "report/text_report.hpp"
 
 namespace readbench {
 
 namespace {
 
-std::string printf_str(const char* fmt, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
-
 std::string num(double v) {
   std::ostringstream os;
   os.precision(10);
   os << v;
   return os.str();
-}
-
-// A reason from a report, on one line.
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return s;
 }
 
 std::string with_reason(const std::string& what, const std::string& reason) {
@@ -83,16 +72,16 @@ void judge(CheckRow& row, const CheckOptions& o) {
     // the limit says the rise is more than noise.
     if (!has_ci) {
       row.verdict = Verdict::regression;
-      row.reasons.push_back(printf_str(
+      row.reasons.push_back(strprintf(
           "exponent %.3f > baseline %.3f + tolerance %g (no CI: the point estimate decides)",
           cf.exponent, bf.exponent, o.tolerance));
     } else if (*cf.ci95_low > limit + kExponentSlack) {
       row.verdict = Verdict::regression;
-      row.reasons.push_back(printf_str(
+      row.reasons.push_back(strprintf(
           "exponent %.3f > baseline %.3f + tolerance %g, its 95%% CI [%.3f, %.3f] wholly above",
           cf.exponent, bf.exponent, o.tolerance, *cf.ci95_low, *cf.ci95_high));
     } else {
-      row.notes.push_back(printf_str(
+      row.notes.push_back(strprintf(
           "exponent up %.3f, more than the tolerance, but its 95%% CI reaches down to %.3f, "
           "not wholly above %.3f",
           *row.delta_exponent, *cf.ci95_low, limit));
@@ -111,14 +100,14 @@ void judge(CheckRow& row, const CheckOptions& o) {
     if (*row.cost_ratio > *o.max_cost_ratio) {
       row.verdict = Verdict::regression;
       row.reasons.push_back(
-          printf_str("per-token cost ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
+          strprintf("per-token cost ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
     }
   }
   if (bf.longest_length != cf.longest_length)
-    row.notes.push_back(printf_str(
-        "per-token costs at different lengths (baseline L=%.0f, current L=%.0f), so less "
-        "comparable",
-        bf.longest_length, cf.longest_length));
+    row.notes.push_back(
+        strprintf("per-token costs at different lengths (baseline L=%.0f, current L=%.0f), so less "
+                  "comparable",
+                  bf.longest_length, cf.longest_length));
 }
 
 CheckSource source_of(const Report& r) {
@@ -134,25 +123,13 @@ std::string gate_words(const CheckOptions& o) {
          (o.max_cost_ratio ? num(*o.max_cost_ratio) + "x" : std::string("off"));
 }
 
-// Markdown table cells: a pipe would end the cell.
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char c : one_line(s)) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 // "0.812 [0.688, 0.930]", "0.812 (no CI)", or what stands in for a fit.
 std::string exponent_cell(const std::optional<ReportResult>& side) {
   if (!side) return "absent";
   if (side->status != "ok") return side->status;
   if (!side->fit) return "no fit";
   const ReportFit& f = *side->fit;
-  if (f.ci95_low && f.ci95_high)
-    return printf_str("%.3f [%.3f, %.3f]", f.exponent, *f.ci95_low, *f.ci95_high);
-  return printf_str("%.3f (no CI)", f.exponent);
+  return exponent_with_ci(f.exponent, f.ci95_low, f.ci95_high, 3) + (f.ci95_low ? "" : " (no CI)");
 }
 
 const ReportFit* fit_of(const std::optional<ReportResult>& side) {
@@ -194,7 +171,7 @@ std::string verdict_cell(const CheckRow& row) {
   std::string notes;
   for (const std::string& n : row.notes) notes += (notes.empty() ? "" : "; ") + n;
   if (!notes.empty()) out += " (note: " + notes + ")";
-  return cell(out);
+  return markdown_cell(out);
 }
 
 std::string describe(const CheckSource& s) {
@@ -217,10 +194,6 @@ Json side_to_json(const std::optional<ReportResult>& side) {
            {"n_points", f.n_points}};
   }
   return {{"status", side->status}, {"reason", side->reason}, {"fit", fit}};
-}
-
-Json optional_number(const std::optional<double>& v) {
-  return v ? Json(*v) : Json(nullptr);
 }
 
 Json source_to_json(const CheckSource& s) {
@@ -324,11 +297,11 @@ std::string format_check_markdown(const CheckOutcome& r) {
         "per-token cost | cost ratio | verdict |\n";
   os << "|---|---|---|---:|---|---|---:|---|\n";
   for (const CheckRow& row : r.rows) {
-    os << "| " << cell(row.label()) << " | " << exponent_cell(row.baseline) << " | "
+    os << "| " << markdown_cell(row.label()) << " | " << exponent_cell(row.baseline) << " | "
        << exponent_cell(row.current) << " | "
-       << (row.delta_exponent ? printf_str("%+.3f", *row.delta_exponent) : "-") << " | "
+       << (row.delta_exponent ? strprintf("%+.3f", *row.delta_exponent) : "-") << " | "
        << regime_cell(row) << " | " << cost_cell(row) << " | "
-       << (row.cost_ratio ? printf_str("%.2f", *row.cost_ratio) : "-") << " | " << verdict_cell(row)
+       << (row.cost_ratio ? strprintf("%.2f", *row.cost_ratio) : "-") << " | " << verdict_cell(row)
        << " |\n";
   }
   os << '\n';
@@ -347,12 +320,12 @@ Json check_to_json(const CheckOutcome& r) {
                     {"notes", row.notes},
                     {"baseline", side_to_json(row.baseline)},
                     {"current", side_to_json(row.current)},
-                    {"delta_exponent", optional_number(row.delta_exponent)},
-                    {"cost_ratio", optional_number(row.cost_ratio)}});
+                    {"delta_exponent", number_or_null(row.delta_exponent)},
+                    {"cost_ratio", number_or_null(row.cost_ratio)}});
   return {{"verdict", r.passed() ? "pass" : "fail"},
           {"pass", r.passed()},
           {"tolerance", r.options.tolerance},
-          {"max_cost_ratio", optional_number(r.options.max_cost_ratio)},
+          {"max_cost_ratio", number_or_null(r.options.max_cost_ratio)},
           {"baseline", source_to_json(r.baseline)},
           {"current", source_to_json(r.current)},
           {"compared", r.compared},

@@ -8,16 +8,12 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "report/fit_json.hpp"
+#include "report/format.hpp"
 
 namespace readbench {
 
 namespace {
-
-std::string printf_str(const char* fmt, auto... args) {
-  char buf[512];  // room for %.0f of any double
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
 
 bool timed(const ReportResult* r) {
   return r && r->status == "ok" && !r->points.empty();
@@ -43,7 +39,7 @@ std::string lengths_of(const ReportResult& r) {
   std::string s;
   for (const ReportPoint& p : r.points) {
     if (!s.empty()) s += ',';
-    s += printf_str("%.0f", p.length);
+    s += strprintf("%.0f", p.length);
   }
   return s;
 }
@@ -118,22 +114,13 @@ namespace {
 
 // Three significant digits without an exponent: 1234, 12.3, 0.0123.
 std::string sig3(double v) {
-  if (v == 0 || !std::isfinite(v)) return printf_str("%g", v);
+  if (v == 0 || !std::isfinite(v)) return strprintf("%g", v);
   const int decimals = std::max(0, 2 - int(std::floor(std::log10(std::abs(v)))));
-  return printf_str("%.*f", decimals, v);
+  return strprintf("%.*f", decimals, v);
 }
 
 std::string no_numbers(const CompareEntry& e) {
   return e.reason.empty() ? e.status : e.status + ": " + e.reason;
-}
-
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += '\\';
-    out += ch == '\n' ? ' ' : ch;
-  }
-  return out;
 }
 
 std::string cost_cell(const CompareEntry& e, bool reference) {
@@ -146,11 +133,9 @@ std::string cost_cell(const CompareEntry& e, bool reference) {
 std::string exponent_cell(const CompareEntry& e, bool reference) {
   if (e.status != "ok") return no_numbers(e);
   if (!e.fit) return "no fit";
-  std::string s = printf_str("%.2f", e.fit->exponent);
-  if (e.fit->ci95_low) s += printf_str(" [%.2f, %.2f]", *e.fit->ci95_low, *e.fit->ci95_high);
-  s += ' ';
+  std::string s = exponent_with_ci(e.fit->exponent, e.fit->ci95_low, e.fit->ci95_high, 2) + ' ';
   s += to_string(e.fit->regime);
-  if (!reference && e.exponent_diff) s += printf_str(" (%+.2f)", *e.exponent_diff);
+  if (!reference && e.exponent_diff) s += strprintf(" (%+.2f)", *e.exponent_diff);
   return s;
 }
 
@@ -162,11 +147,7 @@ std::string csv_cell(const std::string& s) {
 }
 
 std::string csv_number(const std::optional<double>& v) {
-  return v ? printf_str("%.9g", *v) : std::string();
-}
-
-Json json_number(const std::optional<double>& v) {
-  return v ? Json(*v) : Json(nullptr);
+  return v ? strprintf("%.9g", *v) : std::string();
 }
 
 // Lengths are whole tokens: 64, not 64.0.
@@ -179,18 +160,18 @@ Json json_length(double length) {
 std::string format_compare_markdown(const Comparison& c) {
   std::ostringstream os;
   os << "| backend/path | measure |";
-  for (const ComparedReport& r : c.reports) os << ' ' << md_cell(r.name()) << " |";
+  for (const ComparedReport& r : c.reports) os << ' ' << markdown_cell(r.name()) << " |";
   os << "\n|---|---|";
   for (std::size_t i = 0; i < c.reports.size(); ++i) os << "---|";
   os << '\n';
   for (const CompareRow& row : c.rows) {
-    os << "| " << md_cell(row.label()) << " | " << printf_str("ns/token at L=%.0f", row.length)
+    os << "| " << markdown_cell(row.label()) << " | " << strprintf("ns/token at L=%.0f", row.length)
        << " |";
     for (std::size_t i = 0; i < row.entries.size(); ++i)
-      os << ' ' << md_cell(cost_cell(row.entries[i], i == 0)) << " |";
-    os << "\n| " << md_cell(row.label()) << " | exponent p [95% CI] regime |";
+      os << ' ' << markdown_cell(cost_cell(row.entries[i], i == 0)) << " |";
+    os << "\n| " << markdown_cell(row.label()) << " | exponent p [95% CI] regime |";
     for (std::size_t i = 0; i < row.entries.size(); ++i)
-      os << ' ' << md_cell(exponent_cell(row.entries[i], i == 0)) << " |";
+      os << ' ' << markdown_cell(exponent_cell(row.entries[i], i == 0)) << " |";
     os << '\n';
   }
 
@@ -202,10 +183,10 @@ std::string format_compare_markdown(const Comparison& c) {
         statistics += (statistics.empty() ? "" : ", ") + s.source + ": " + s.statistic;
       break;
     }
-  os << "\nns/token: the report's time (" << md_cell(statistics)
+  os << "\nns/token: the report's time (" << markdown_cell(statistics)
      << ") at L over L, where L is the longest length every report timed. (×) is the cost "
         "ratio and (±) the exponent difference to "
-     << md_cell(c.reports[0].name()) << ".\n";
+     << markdown_cell(c.reports[0].name()) << ".\n";
   return os.str();
 }
 
@@ -218,10 +199,10 @@ std::string format_compare_csv(const Comparison& c) {
       const CompareEntry& e = row.entries[i];
       const ComparedReport& r = c.reports[i];
       os << csv_cell(row.backend) << ',' << csv_cell(row.path) << ',' << csv_cell(r.source) << ','
-         << csv_cell(r.machine) << ',' << r.statistic << ',' << printf_str("%.9g", row.length)
-         << ',' << csv_cell(e.status) << ',' << csv_cell(e.reason) << ',' << csv_number(e.seconds)
-         << ',' << csv_number(e.per_token_s) << ',' << csv_number(e.cost_ratio) << ','
-         << (e.fit ? printf_str("%.9g", e.fit->exponent) : "") << ','
+         << csv_cell(r.machine) << ',' << r.statistic << ',' << strprintf("%.9g", row.length) << ','
+         << csv_cell(e.status) << ',' << csv_cell(e.reason) << ',' << csv_number(e.seconds) << ','
+         << csv_number(e.per_token_s) << ',' << csv_number(e.cost_ratio) << ','
+         << (e.fit ? strprintf("%.9g", e.fit->exponent) : "") << ','
          << csv_number(e.fit ? e.fit->ci95_low : std::nullopt) << ','
          << csv_number(e.fit ? e.fit->ci95_high : std::nullopt) << ','
          << (e.fit ? to_string(e.fit->regime) : "") << ',' << csv_number(e.exponent_diff) << '\n';
@@ -247,13 +228,13 @@ Json compare_to_json(const Comparison& c) {
           {{"source", c.reports[i].source},
            {"status", e.status},
            {"reason", e.reason},
-           {"seconds", json_number(e.seconds)},
-           {"per_token_s", json_number(e.per_token_s)},
-           {"cost_ratio", json_number(e.cost_ratio)},
+           {"seconds", number_or_null(e.seconds)},
+           {"per_token_s", number_or_null(e.per_token_s)},
+           {"cost_ratio", number_or_null(e.cost_ratio)},
            {"exponent", f ? Json(f->exponent) : Json(nullptr)},
            {"ci95", f && f->ci95_low ? Json{*f->ci95_low, *f->ci95_high} : Json(nullptr)},
            {"regime", f ? Json(std::string(to_string(f->regime))) : Json(nullptr)},
-           {"exponent_diff", json_number(e.exponent_diff)}});
+           {"exponent_diff", number_or_null(e.exponent_diff)}});
     }
     out["rows"].push_back({{"backend", row.backend},
                            {"path", row.path},

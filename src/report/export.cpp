@@ -6,20 +6,15 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "report/format.hpp"
 
 namespace readbench {
 
 namespace {
 
-std::string printf_str(const char* fmt, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
-
 // 9 significant digits: 1e-6 s reads 1000 ns, not 999.9999999999999.
 double ns(double seconds) {
-  return std::strtod(printf_str("%.9g", seconds * 1e9).c_str(), nullptr);
+  return std::strtod(strprintf("%.9g", seconds * 1e9).c_str(), nullptr);
 }
 
 std::vector<const ReportResult*> timed_results(const Report& r) {
@@ -46,10 +41,10 @@ Json export_bmf(const Report& r) {
                            {"per_token_ns", {{"value", ns(f.per_token_s)}}}};
     }
     for (const ReportPoint& p : res->points)
-      out[res->label() + printf_str("/L=%.0f", p.length)] = {{"latency",
-                                                              {{"value", ns(p.seconds)},
-                                                               {"lower_value", ns(p.min_s)},
-                                                               {"upper_value", ns(p.median_s)}}}};
+      out[res->label() + strprintf("/L=%.0f", p.length)] = {{"latency",
+                                                             {{"value", ns(p.seconds)},
+                                                              {"lower_value", ns(p.min_s)},
+                                                              {"upper_value", ns(p.median_s)}}}};
   }
   return out;
 }
@@ -59,25 +54,25 @@ Json export_gab(const Report& r) {
   for (const ReportResult* res : timed_results(r)) {
     for (const ReportPoint& p : res->points)
       out.push_back(
-          {{"name", res->label() + printf_str(" L=%.0f", p.length)},
+          {{"name", res->label() + strprintf(" L=%.0f", p.length)},
            {"unit", "ns"},
            {"value", ns(p.seconds)},
-           {"extra", printf_str("statistic %s; min %.9g ns, median %.9g ns; %.3g GB/s",
-                                r.statistic.c_str(), ns(p.min_s), ns(p.median_s), p.gbps)}});
+           {"extra", strprintf("statistic %s; min %.9g ns, median %.9g ns; %.3g GB/s",
+                               r.statistic.c_str(), ns(p.min_s), ns(p.median_s), p.gbps)}});
     if (!res->fit) continue;
     const ReportFit& f = *res->fit;
     out.push_back(
         {{"name", res->label() + " per-token cost"},
          {"unit", "ns/token"},
          {"value", ns(f.per_token_s)},
-         {"extra", printf_str("t(L)/L at L=%.0f, the longest fitted length", f.longest_length)}});
+         {"extra", strprintf("t(L)/L at L=%.0f, the longest fitted length", f.longest_length)}});
     Json exponent = {
         {"name", res->label() + " exponent"}, {"unit", "exponent"}, {"value", f.exponent}};
-    std::string extra = printf_str("t = c*L^p over %d points", f.n_points);
-    if (f.fit_from > 0) extra += printf_str(" with L >= %.0f", f.fit_from);
+    std::string extra = strprintf("t = c*L^p over %d points", f.n_points);
+    if (f.fit_from > 0) extra += strprintf(" with L >= %.0f", f.fit_from);
     if (f.ci95_low) {
-      exponent["range"] = printf_str("± %.3g", (*f.ci95_high - *f.ci95_low) / 2);
-      extra += printf_str("; 95%% CI [%.3f, %.3f]", *f.ci95_low, *f.ci95_high);
+      exponent["range"] = strprintf("± %.3g", (*f.ci95_high - *f.ci95_low) / 2);
+      extra += strprintf("; 95%% CI [%.3f, %.3f]", *f.ci95_low, *f.ci95_high);
     } else {
       extra += "; no CI";
     }

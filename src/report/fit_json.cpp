@@ -2,6 +2,10 @@
 
 namespace readbench {
 
+Json number_or_null(const std::optional<double>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
 Json fit_to_json(const FitResult& f) {
   Json segments = Json::array();
   for (const Segment& s : f.segments)
@@ -11,7 +15,7 @@ Json fit_to_json(const FitResult& f) {
   j["exponent"] = f.exponent;
   j["constant"] = f.constant;
   j["r2"] = f.r2;
-  j["stderr"] = f.stderr_exponent ? Json(*f.stderr_exponent) : Json(nullptr);
+  j["stderr"] = number_or_null(f.stderr_exponent);
   if (f.ci95_low && f.ci95_high) {
     j["ci95"] = {*f.ci95_low, *f.ci95_high};
   } else {

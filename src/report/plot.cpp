@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "report/format.hpp"
 
 namespace readbench {
 
@@ -38,15 +39,6 @@ constexpr const char* kMarkers[] = {"M-4.5,0a4.5,4.5 0 1,0 9,0a4.5,4.5 0 1,0 -9,
                                     "M0,-5.5l5,5.5l-5,5.5l-5,-5.5z",                  // diamond
                                     "M0,5.5l5,-9h-10z",       // triangle pointing down
                                     "M-4,-4l8,8m0,-8l-8,8"};  // cross
-
-__attribute__((format(printf, 1, 2))) std::string fmt(const char* format, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  return buf;
-}
 
 // Text for XML content and attribute values; control characters, which XML 1.0 forbids,
 // become spaces.
@@ -74,18 +66,10 @@ double text_width(std::string_view s) {  // UTF-8 code points times a mean advan
          double(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
-// "500 ns", "2 µs", "10 ms": the unit chosen for each value.
-std::string time_label(double s) {
-  if (s >= 0.9995) return fmt("%.3g s", s);
-  if (s >= 0.9995e-3) return fmt("%.3g ms", s * 1e3);
-  if (s >= 0.9995e-6) return fmt("%.3g µs", s * 1e6);
-  return fmt("%.3g ns", s * 1e9);
-}
-
 std::string length_label(double n) {  // tokens: "20", "1000", "10k", "1M"
-  if (n >= 0.9995e6) return fmt("%.3gM", n / 1e6);
-  if (n >= 0.9995e4) return fmt("%.3gk", n / 1e3);
-  return fmt("%.4g", n);
+  if (n >= 0.9995e6) return strprintf("%.3gM", n / 1e6);
+  if (n >= 0.9995e4) return strprintf("%.3gk", n / 1e3);
+  return strprintf("%.4g", n);
 }
 
 // A log10 axis: exponents [lo, hi] drawn over pixels [from, to].
@@ -148,19 +132,18 @@ double fitted(const ReportFit& f, double length) {
 
 // "cpu/fused  p = 0.93 [0.86, 1.00]", the CI left out where the report has none.
 std::string exponent_label(const ReportResult& r) {
-  std::string s = r.label() + fmt("  p = %.2f", r.fit->exponent);
-  if (r.fit->ci95_low && r.fit->ci95_high)
-    s += fmt(" [%.2f, %.2f]", *r.fit->ci95_low, *r.fit->ci95_high);
-  return s;
+  return r.label() +
+         "  p = " + exponent_with_ci(r.fit->exponent, r.fit->ci95_low, r.fit->ci95_high, 2);
 }
 
 std::string legend_label(const ReportResult& r) {
   if (!r.fit) return r.label() + ": points only, no fit";
   const ReportFit& f = *r.fit;
-  std::string s = r.label() + ": " + std::string(to_string(f.regime)) + ", " +
-                  time_label(f.per_token_s) +
-                  fmt(" per token at L = %.0f; fit of %d points", f.longest_length, f.n_points);
-  if (f.fit_from > 0) s += fmt(" with L ≥ %.0f", f.fit_from);
+  std::string s =
+      r.label() + ": " + std::string(to_string(f.regime)) + ", " +
+      format_seconds(f.per_token_s, true) +
+      strprintf(" per token at L = %.0f; fit of %d points", f.longest_length, f.n_points);
+  if (f.fit_from > 0) s += strprintf(" with L ≥ %.0f", f.fit_from);
   return s;
 }
 
@@ -199,24 +182,24 @@ std::vector<double> spread(const std::vector<double>& want, double bottom) {
 }
 
 std::string line(const char* cls, double x1, double y1, double x2, double y2, const char* style) {
-  return fmt("<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>\n", cls, x1,
-             y1, x2, y2, style);
+  return strprintf("<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>\n", cls,
+                   x1, y1, x2, y2, style);
 }
 
 // `attributes` are written as they are; `content` is escaped.
 std::string text(const char* cls, double x, double y, const char* attributes,
                  std::string_view content) {
-  return fmt("<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" %s>", cls, x, y, attributes) +
+  return strprintf("<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" %s>", cls, x, y, attributes) +
          escaped(content) + "</text>\n";
 }
 
 // A point's marker (class "marker", with a tooltip) or the legend's ("swatch", without).
 std::string marker(std::size_t style, double x, double y, const std::string& tip) {
   const std::size_t shape = style % std::size(kMarkers);
-  return fmt("<path class=\"%s\" transform=\"translate(%.1f,%.1f)\" d=\"%s\"%s",
-             tip.empty() ? "swatch" : "marker", x, y, kMarkers[shape],
-             shape + 1 == std::size(kMarkers) ? " fill=\"none\" stroke-width=\"2\""
-                                              : " stroke=\"white\" stroke-width=\"0.8\"") +
+  return strprintf("<path class=\"%s\" transform=\"translate(%.1f,%.1f)\" d=\"%s\"%s",
+                   tip.empty() ? "swatch" : "marker", x, y, kMarkers[shape],
+                   shape + 1 == std::size(kMarkers) ? " fill=\"none\" stroke-width=\"2\""
+                                                    : " stroke=\"white\" stroke-width=\"0.8\"") +
          (tip.empty() ? "/>" : "><title>" + escaped(tip) + "</title></path>");
 }
 
@@ -231,10 +214,10 @@ std::string axes(const LogAxis& x, const LogAxis& y, const std::string& statisti
   for (const Tick& t : yticks)
     if (t.labelled)
       o += line("grid", left, y.px(t.value), right, y.px(t.value), "stroke=\"#e4e4e4\"");
-  o +=
-      fmt("<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-          "fill=\"none\" stroke=\"#444\"/>\n",
-          left, top, right - left, bottom - top);
+  o += strprintf(
+      "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+      "fill=\"none\" stroke=\"#444\"/>\n",
+      left, top, right - left, bottom - top);
   for (const Tick& t : xticks) {
     const double px = x.px(t.value);
     o += line(t.labelled ? "major" : "minor", px, bottom, px, bottom + (t.labelled ? 6 : 3),
@@ -247,14 +230,14 @@ std::string axes(const LogAxis& x, const LogAxis& y, const std::string& statisti
     o += line(t.labelled ? "major" : "minor", left, py, left - (t.labelled ? 6 : 3), py,
               "stroke=\"#444\"");
     if (t.labelled)
-      o += text("ytick", left - 9, py + 4, "text-anchor=\"end\"", time_label(t.value));
+      o += text("ytick", left - 9, py + 4, "text-anchor=\"end\"", format_seconds(t.value, true));
   }
   o += text("axis-title", (left + right) / 2, bottom + 40, "text-anchor=\"middle\"",
             "history length L (tokens)");
-  o +=
-      fmt("<text class=\"axis-title\" transform=\"translate(18,%.1f) rotate(-90)\" "
-          "text-anchor=\"middle\">time per call (%s of samples)</text>\n",
-          (top + bottom) / 2, escaped(statistic).c_str());
+  o += strprintf(
+      "<text class=\"axis-title\" transform=\"translate(18,%.1f) rotate(-90)\" "
+      "text-anchor=\"middle\">time per call (%s of samples)</text>\n",
+      (top + bottom) / 2, escaped(statistic).c_str());
   return o;
 }
 
@@ -263,9 +246,9 @@ std::string axes(const LogAxis& x, const LogAxis& y, const std::string& statisti
 std::string plot_svg(const Report& rep) {
   const auto on_log_axis = [&](const ReportResult& r, double length, double seconds) {
     if (!(length > 0 && seconds > 0 && std::isfinite(length) && std::isfinite(seconds)))
-      throw InputError(
-          rep.source + ": " + r.label() +
-          fmt(" has a time of %g s at L = %g, which cannot go on a log axis", seconds, length));
+      throw InputError(rep.source + ": " + r.label() +
+                       strprintf(" has a time of %g s at L = %g, which cannot go on a log axis",
+                                 seconds, length));
   };
   std::vector<Series> series;
   std::vector<double> lengths, times;
@@ -322,7 +305,8 @@ std::string plot_svg(const Report& rep) {
 
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << fmt("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+    << strprintf(
+           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
            width, height, width, height)
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
@@ -333,8 +317,8 @@ std::string plot_svg(const Report& rep) {
   std::size_t fitted_index = 0;
   for (const Series& s : series) {
     const ReportResult& r = *s.result;
-    o << fmt("<g class=\"series\" fill=\"%s\" stroke=\"%s\">", s.colour(), s.colour()) << "<title>"
-      << escaped(r.label()) << "</title>\n";
+    o << strprintf("<g class=\"series\" fill=\"%s\" stroke=\"%s\">", s.colour(), s.colour())
+      << "<title>" << escaped(r.label()) << "</title>\n";
     if (s.span) {
       const double x2 = x.px(s.span->second), y2 = y.px(fitted(*r.fit, s.span->second));
       const double label_at = label_y[fitted_index];
@@ -347,8 +331,9 @@ std::string plot_svg(const Report& rep) {
       ++fitted_index;
     }
     for (const ReportPoint& p : r.points)
-      o << marker(s.style, x.px(p.length), y.px(p.seconds),
-                  r.label() + fmt(" at L = %.0f: ", p.length) + time_label(p.seconds))
+      o << marker(
+               s.style, x.px(p.length), y.px(p.seconds),
+               r.label() + strprintf(" at L = %.0f: ", p.length) + format_seconds(p.seconds, true))
         << "\n";
     o << "</g>\n";
   }
@@ -356,7 +341,7 @@ std::string plot_svg(const Report& rep) {
   // The legend, then what was not timed or failed.
   double row = legend_top;
   for (const Series& s : series) {
-    o << fmt("<g class=\"legend\" fill=\"%s\" stroke=\"%s\">\n", s.colour(), s.colour())
+    o << strprintf("<g class=\"legend\" fill=\"%s\" stroke=\"%s\">\n", s.colour(), s.colour())
       << line("swatch", kLeft, row - 4, kLeft + 30, row - 4, "stroke-width=\"1.8\"")
       << marker(s.style, kLeft + 15, row - 4, "") << "\n"
       << text("legend", kLeft + 40, row, "fill=\"#222\" stroke=\"none\"", legend_label(*s.result))

@@ -7,9 +7,6 @@
 
 namespace readbench {
 
-// Seconds with an SI prefix: "12.3 us", "4.56 ms".
-std::string format_seconds(double s);
-
 // Exponent with CI, regime, per-token cost, r2, segments and, when it applies, the warning
 // that the sweep has not reached its asymptote.
 std::string format_fit(const FitResult& f);
