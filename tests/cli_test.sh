@@ -465,7 +465,11 @@ def slower(v):  # another machine: every time doubled, every exponent 0.1 higher
         for p in x["points"]:
             p["min_s"] *= 2
             p["median_s"] *= 2
-        x["fit"]["exponent"] += 0.1
+        f = x["fit"]  # p 0.1 higher: its CI and regime move with it
+        f["exponent"] += 0.1
+        f["ci95"] = f["ci95"] and [c + 0.1 for c in f["ci95"]]
+        p = f["exponent"]
+        f["regime"] = "flat" if p < 0.2 else "sublinear" if p < 0.8 else "linear" if p < 1.25 else "superlinear"
 def gather_failed(v):
     v["results"][0].update(status="failed", reason="out of memory", points=[], fit=None)
 def nothing_timed(v):
@@ -520,9 +524,15 @@ expect_usage_error "compare one report" "$BIN" compare out.json -o compare_faile
 expect_usage_error "compare a missing file" "$BIN" compare out.json does-not-exist.json
 expect_usage_error "compare a non-report" "$BIN" compare out.json good.json
 expect_usage_error "compare with nothing timed in common" "$BIN" compare out.json nothing_timed.json
-expect_usage_error "compare without a common length" "$BIN" compare out.json other_lengths.json
-grep -q 'cpu/gather' "$WORK/err" && pass "compare without a common length names the path" ||
-  fail "compare without a common length names the path" "$(first_err)"
+expect_ok "compare without a common length" "$BIN" compare out.json other_lengths.json
+grep -q '^| cpu/gather | ns/token (no length timed in common) | - | - |$' "$WORK/out" &&
+  grep -q '^| cpu/gather | exponent p .* | .* (+0.00) |$' "$WORK/out" &&
+  pass "compare without a common length shows exponents and no cost" ||
+  fail "compare without a common length shows exponents and no cost" "$(head -c 400 "$WORK/out")"
+expect_usage_error "compare stdin twice" "$BIN" compare - -
+grep -q 'named more than once' "$WORK/err" && pass "compare stdin twice says why" ||
+  fail "compare stdin twice says why" "$(first_err)"
+expect_usage_error "export without a report" "$BIN" export --format bmf
 expect_usage_error "compare bad --format" "$BIN" compare --format xml out.json other.json
 
 expect_ok "export --format bmf" "$BIN" export --format bmf out.json -o bmf.json

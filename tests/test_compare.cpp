@@ -134,15 +134,29 @@ TEST_CASE("the markdown table names reports by file and machine and shows ratio 
   CHECK(
       lines[7] ==
       "| cuda/fused | exponent p [95% CI] regime | unavailable: no CUDA device | 0.63 sublinear |");
-  CHECK(md.find("report's time (min)") != std::string::npos);
+  CHECK(md.find("ns/token: the min time per call at L over L") != std::string::npos);
 }
 
-TEST_CASE("the markdown footnote names each report's statistic when they differ") {
+TEST_CASE("reports fitted on different statistics compare costs on the min of each") {
   RunResult b = run_b();
-  b.config.statistic = Statistic::median;
-  const std::string md = format_compare_markdown(
-      compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")}));
-  CHECK(md.find("(a.json: min, b.json: median)") != std::string::npos);
+  b.config.statistic = Statistic::median;  // its medians are 1.5x its mins (report_fixtures)
+  const Comparison c =
+      compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")});
+  CHECK(c.statistic == "min");
+  const CompareRow& fused = row(c, "cpu/fused");
+  REQUIRE(fused.length == 64);
+  CHECK(fused.entries[1].seconds == 6.4e-6);  // b's min at 64, not its median
+  CHECK(*fused.entries[1].cost_ratio == doctest::Approx(6.4e-6 / 3e-6));
+  const std::string md = format_compare_markdown(c);
+  CHECK(md.find("different statistics (b.json: median), so costs compare mins") !=
+        std::string::npos);
+  // Reports that agree keep their statistic.
+  RunResult a = run_a();
+  a.config.statistic = Statistic::median;
+  const Comparison both =
+      compare_reports({report_of(a, "hostA", "a.json"), report_of(b, "hostB", "b.json")});
+  CHECK(both.statistic == "median");
+  CHECK(row(both, "cpu/fused").entries[1].seconds == doctest::Approx(1.5 * 6.4e-6));
 }
 
 TEST_CASE("the CSV has one row per backend/path and report with numbers in their cells") {
@@ -227,12 +241,23 @@ TEST_CASE("compare refuses reports with no backend/path timed in all of them") {
         }) == "no backend/path is timed in every report");
 }
 
-TEST_CASE("compare refuses a backend/path whose reports share no length, naming it") {
+TEST_CASE("a backend/path whose reports share no length keeps its exponents, without a cost") {
   RunResult b = run_b();
   b.results[1] = timed_path(Path::fused, {{512, 1e-5}, {1024, 2e-5}});
-  CHECK(error_message([&] {
-          compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")});
-        }) ==
-        "cpu/fused: no length is common to the reports that timed it (a.json: 16,64,256; "
-        "b.json: 512,1024)");
+  const Comparison c =
+      compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")});
+  const CompareRow& fused = row(c, "cpu/fused");
+  CHECK_FALSE(fused.length);
+  for (const CompareEntry& e : fused.entries) {
+    CHECK(e.status == "ok");
+    CHECK_FALSE(e.per_token_s);
+    CHECK_FALSE(e.cost_ratio);
+    REQUIRE(e.fit);
+  }
+  CHECK(*fused.entries[1].exponent_diff == doctest::Approx(1.0 - std::log(3.0) / std::log(4.0)));
+  CHECK(row(c, "cpu/gather").length == 64);  // the other rows are unaffected
+  const std::string md = format_compare_markdown(c);
+  CHECK(md.find("| cpu/fused | ns/token (no length timed in common) | - | - |") !=
+        std::string::npos);
+  CHECK(compare_to_json(c)["rows"][1]["length"].is_null());
 }

@@ -525,6 +525,23 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
         "base.json: results[0].status 'slow' is not ok, unavailable or failed");
   CHECK(refused([](Json& j) { j["config"].erase("head_dim"); }) ==
         "base.json: config.head_dim is missing");
+  CHECK(refused([](Json& j) {
+          j["results"][1]["backend"] = "cpu";
+          j["results"][1]["path"] = "gather";
+        }) == "base.json: results[1] repeats cpu/gather: one result per backend and path");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["length"] = 0; }) ==
+        "base.json: results[1].points[0].length must be positive, got 0.0");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][1]["median_s"] = -1e-6; }) ==
+        "base.json: results[1].points[1].median_s must be positive, got -1e-06");
+  CHECK(refused([](Json& j) { j["results"][1]["fit"]["per_token_s"] = 0; }) ==
+        "base.json: results[1].fit.per_token_s must be positive, got 0.0");
+  CHECK(refused([](Json& j) {
+          j["results"][1]["fit"]["ci95"] = {2.0, 3.0};
+        }) == "base.json: results[1].fit.ci95 does not contain the exponent");
+  CHECK(refused([](Json& j) {
+          j["results"][1]["fit"]["exponent"] = 1.5;
+          j["results"][1]["fit"]["ci95"] = {1.4, 1.6};
+        }) == "base.json: results[1].fit.regime 'sublinear' is not the regime of exponent 1.5");
   CHECK(refused([](Json& j) { j["config"]["statistic"] = "mean"; }) ==
         "base.json: config.statistic 'mean' is not min or median");
   CHECK(refused([](Json& j) { j["results"] = Json::object(); }) ==

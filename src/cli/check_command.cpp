@@ -27,9 +27,8 @@ int run(CheckCommandOptions& o) {
     throw InputError("the report and --baseline cannot both be stdin");
   if (!o.json_path.empty()) check_writable(o.json_path);
 
-  const auto name = [](const std::string& path) { return path == "-" ? "stdin" : path; };
-  const Report baseline = parse_report(read_input(o.baseline), name(o.baseline));
-  const Report current = parse_report(read_input(o.report), name(o.report));
+  const Report baseline = read_report(o.baseline);
+  const Report current = read_report(o.report);
   const CheckOutcome result = check_reports(baseline, current, o.check);
 
   if (!o.json_path.empty()) write_atomically(o.json_path, check_to_json(result).dump(2) + "\n");

@@ -20,10 +20,7 @@ struct CompareOptions {
 
 int run(const CompareOptions& o) {
   check_writable(o.output);
-  std::vector<Report> reports;
-  for (const std::string& path : o.inputs)
-    reports.push_back(parse_report(read_input(path), path == "-" ? "stdin" : path));
-  const Comparison c = compare_reports(reports);
+  const Comparison c = compare_reports(read_reports(o.inputs));
   const std::string text = o.format == "csv"    ? format_compare_csv(c)
                            : o.format == "json" ? compare_to_json(c).dump(2) + "\n"
                                                 : format_compare_markdown(c);

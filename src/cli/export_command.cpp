@@ -13,13 +13,13 @@ namespace {
 
 struct ExportOptions {
   std::string format;
-  std::string input = "-";
+  std::string input;
   std::string output = "-";
 };
 
 int run(const ExportOptions& o) {
   check_writable(o.output);
-  const Report rep = parse_report(read_input(o.input), o.input == "-" ? "stdin" : o.input);
+  const Report rep = read_report(o.input);
   const Json out = o.format == "bmf" ? export_bmf(rep) : export_gab(rep);
   write_atomically(o.output, out.dump(2) + "\n");
   return 0;
@@ -36,8 +36,7 @@ void setup_export_command(CLI::App& app, int& exit_code) {
   sub->add_option("--format", o->format, "bmf or gab")
       ->required()
       ->check(CLI::IsMember({"bmf", "gab"}));
-  sub->add_option("report", o->input, "A readbench JSON report, or - for stdin")
-      ->capture_default_str();
+  sub->add_option("report", o->input, "A readbench JSON report, or - for stdin")->required();
   sub->add_option("-o,--output", o->output, "Write to FILE (- for stdout)")->capture_default_str();
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -46,6 +47,18 @@ std::string read_input(const std::string& path) {
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (f.bad()) throw InputError("cannot read '" + path + "': read error");
   return text;
+}
+
+Report read_report(const std::string& path) {
+  return parse_report(read_input(path), path == "-" ? "stdin" : path);
+}
+
+std::vector<Report> read_reports(const std::vector<std::string>& paths) {
+  if (std::count(paths.begin(), paths.end(), "-") > 1)
+    throw InputError("stdin ('-') is named more than once: it can be read only once");
+  std::vector<Report> reports;
+  for (const std::string& path : paths) reports.push_back(read_report(path));
+  return reports;
 }
 
 ProgressLine::ProgressLine() : enabled_(::isatty(STDERR_FILENO) == 1) {}

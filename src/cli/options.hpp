@@ -2,8 +2,10 @@
 // Options several subcommands share, and the reading of an input file or stdin.
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "core/shape.hpp"
+#include "report/report_input.hpp"
 
 namespace readbench::cli {
 
@@ -15,6 +17,11 @@ void add_shape_options(CLI::App* app, Shape& shape);
 
 // The whole of FILE, or of stdin for "-". Throws InputError naming the file and the reason.
 std::string read_input(const std::string& path);
+
+// A readbench report from FILE or stdin ("-"), its errors naming the file (or "stdin").
+Report read_report(const std::string& path);
+// Several; stdin may be named once only (a second read would find it empty).
+std::vector<Report> read_reports(const std::vector<std::string>& paths);
 
 // A progress line on stderr, only when stderr is a terminal; done() or the destructor clears
 // it, so an error message never lands on the end of a progress line.

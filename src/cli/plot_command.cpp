@@ -18,7 +18,7 @@ struct PlotOptions {
 
 int run(const PlotOptions& o) {
   check_writable(o.output);
-  const Report report = parse_report(read_input(o.input), o.input == "-" ? "stdin" : o.input);
+  const Report report = read_report(o.input);
   write_atomically(o.output, plot_svg(report));
   return 0;
 }

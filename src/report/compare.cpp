@@ -35,16 +35,7 @@ std::optional<double> common_longest(const std::vector<const ReportResult*>& res
   return best;
 }
 
-std::string lengths_of(const ReportResult& r) {
-  std::string s;
-  for (const ReportPoint& p : r.points) {
-    if (!s.empty()) s += ',';
-    s += strprintf("%.0f", p.length);
-  }
-  return s;
-}
-
-CompareEntry entry_for(const ReportResult* r, double length) {
+CompareEntry entry_for(const ReportResult* r, std::optional<double> length, bool min) {
   CompareEntry e;
   if (!r) {
     e.status = "missing";
@@ -53,9 +44,11 @@ CompareEntry entry_for(const ReportResult* r, double length) {
   e.reason = r->reason;
   e.status = r->status != "ok" ? r->status : r->points.empty() ? "not timed" : "ok";
   if (e.status != "ok") return e;
-  e.seconds = point_at(*r, length)->seconds;
-  e.per_token_s = *e.seconds / length;
   e.fit = r->fit;
+  if (!length) return e;  // ok, with an exponent, but no length in common for a cost
+  const ReportPoint* p = point_at(*r, *length);
+  e.seconds = min ? p->min_s : p->median_s;
+  e.per_token_s = *e.seconds / *length;
   return e;
 }
 
@@ -69,6 +62,11 @@ Comparison compare_reports(const std::vector<Report>& reports) {
   Comparison c;
   for (const Report& r : reports)
     c.reports.push_back({r.source, r.machine, r.git_commit, r.statistic});
+  // One statistic for every column: the reports' own where they agree, else the min, which
+  // every report carries (a min over a median would be no ratio at all).
+  c.statistic = reports[0].statistic;
+  for (const Report& r : reports)
+    if (r.statistic != c.statistic) c.statistic = "min";
 
   std::vector<Key> keys;  // timed in some report, in the order they first appear
   for (const Report& rep : reports)
@@ -88,17 +86,9 @@ Comparison compare_reports(const std::vector<Report>& reports) {
       found.push_back(rep.find(backend, path));
       if (timed(found.back())) have.push_back(found.back());
     }
-    const auto length = common_longest(have);
-    if (!length) {
-      std::string lists;
-      for (std::size_t i = 0; i < reports.size(); ++i)
-        if (timed(found[i]))
-          lists += (lists.empty() ? "" : "; ") + reports[i].source + ": " + lengths_of(*found[i]);
-      throw InputError(backend + "/" + path +
-                       ": no length is common to the reports that timed it (" + lists + ")");
-    }
-    CompareRow row{backend, path, *length, {}};
-    for (const ReportResult* r : found) row.entries.push_back(entry_for(r, *length));
+    CompareRow row{backend, path, common_longest(have), {}};
+    for (const ReportResult* r : found)
+      row.entries.push_back(entry_for(r, row.length, c.statistic == "min"));
     const CompareEntry first = row.entries[0];
     for (CompareEntry& e : row.entries) {
       if (e.per_token_s && first.per_token_s && *first.per_token_s > 0)
@@ -124,7 +114,7 @@ std::string no_numbers(const CompareEntry& e) {
 }
 
 std::string cost_cell(const CompareEntry& e, bool reference) {
-  if (!e.per_token_s) return no_numbers(e);
+  if (!e.per_token_s) return e.status == "ok" ? "-" : no_numbers(e);  // "-": no common length
   std::string s = sig3(*e.per_token_s * 1e9);
   if (!reference && e.cost_ratio) s += " (×" + sig3(*e.cost_ratio) + ")";
   return s;
@@ -165,7 +155,9 @@ std::string format_compare_markdown(const Comparison& c) {
   for (std::size_t i = 0; i < c.reports.size(); ++i) os << "---|";
   os << '\n';
   for (const CompareRow& row : c.rows) {
-    os << "| " << markdown_cell(row.label()) << " | " << strprintf("ns/token at L=%.0f", row.length)
+    os << "| " << markdown_cell(row.label()) << " | "
+       << (row.length ? strprintf("ns/token at L=%.0f", *row.length)
+                      : std::string("ns/token (no length timed in common)"))
        << " |";
     for (std::size_t i = 0; i < row.entries.size(); ++i)
       os << ' ' << markdown_cell(cost_cell(row.entries[i], i == 0)) << " |";
@@ -175,17 +167,16 @@ std::string format_compare_markdown(const Comparison& c) {
     os << '\n';
   }
 
-  std::string statistics = c.reports[0].statistic;
+  std::string mixed;
   for (const ComparedReport& r : c.reports)
-    if (r.statistic != c.reports[0].statistic) {
-      statistics.clear();
-      for (const ComparedReport& s : c.reports)
-        statistics += (statistics.empty() ? "" : ", ") + s.source + ": " + s.statistic;
-      break;
-    }
-  os << "\nns/token: the report's time (" << markdown_cell(statistics)
-     << ") at L over L, where L is the longest length every report timed. (×) is the cost "
-        "ratio and (±) the exponent difference to "
+    if (r.statistic != c.statistic)
+      mixed += (mixed.empty() ? "" : ", ") + r.source + ": " + r.statistic;
+  os << "\nns/token: the " << c.statistic << " time per call at L over L, where L is the longest "
+     << "length every report timed";
+  if (!mixed.empty())
+    os << " (the reports' fits use different statistics (" << markdown_cell(mixed)
+       << "), so costs compare mins; each exponent is its report's own)";
+  os << ". (×) is the cost ratio and (±) the exponent difference to "
      << markdown_cell(c.reports[0].name()) << ".\n";
   return os.str();
 }
@@ -199,7 +190,7 @@ std::string format_compare_csv(const Comparison& c) {
       const CompareEntry& e = row.entries[i];
       const ComparedReport& r = c.reports[i];
       os << csv_cell(row.backend) << ',' << csv_cell(row.path) << ',' << csv_cell(r.source) << ','
-         << csv_cell(r.machine) << ',' << r.statistic << ',' << strprintf("%.9g", row.length) << ','
+         << csv_cell(r.machine) << ',' << c.statistic << ',' << csv_number(row.length) << ','
          << csv_cell(e.status) << ',' << csv_cell(e.reason) << ',' << csv_number(e.seconds) << ','
          << csv_number(e.per_token_s) << ',' << csv_number(e.cost_ratio) << ','
          << (e.fit ? strprintf("%.9g", e.fit->exponent) : "") << ','
@@ -218,6 +209,7 @@ Json compare_to_json(const Comparison& c) {
                               {"machine", r.machine},
                               {"git_commit", r.git_commit},
                               {"statistic", r.statistic}});
+  out["statistic"] = c.statistic;
   out["rows"] = Json::array();
   for (const CompareRow& row : c.rows) {
     Json entries = Json::array();
@@ -238,7 +230,7 @@ Json compare_to_json(const Comparison& c) {
     }
     out["rows"].push_back({{"backend", row.backend},
                            {"path", row.path},
-                           {"length", json_length(row.length)},
+                           {"length", row.length ? json_length(*row.length) : Json(nullptr)},
                            {"entries", std::move(entries)}});
   }
   return out;

@@ -17,7 +17,7 @@ struct CompareEntry {
   // not timed (ok, but without points)
   std::string status;
   std::string reason;                   // the report's reason, where it gives one
-  std::optional<double> seconds;        // the report's statistic at the common length
+  std::optional<double> seconds;        // Comparison::statistic at the common length
   std::optional<double> per_token_s;    // seconds / length
   std::optional<ReportFit> fit;         // null where the report has none
   std::optional<double> cost_ratio;     // per_token_s over the first report's
@@ -26,7 +26,9 @@ struct CompareEntry {
 
 struct CompareRow {
   std::string backend, path;
-  double length = 0;                  // the longest length timed in every report that timed it
+  // The longest length timed in every report that timed it; none where they share no length
+  // (the exponents still compare).
+  std::optional<double> length;
   std::vector<CompareEntry> entries;  // one per report, in the reports' order
   std::string label() const { return backend + "/" + path; }
 };
@@ -38,11 +40,12 @@ struct ComparedReport {
 
 struct Comparison {
   std::vector<ComparedReport> reports;
+  std::string statistic;         // of every cost: the reports' own, or min where they differ
   std::vector<CompareRow> rows;  // in the order backend/paths first appear in the reports
 };
 
-// Throws InputError for fewer than two reports, when no backend/path is timed in every
-// report, or when the reports that timed a backend/path share no length (naming it).
+// Throws InputError for fewer than two reports, or when no backend/path is timed in every
+// report.
 Comparison compare_reports(const std::vector<Report>& reports);
 
 // A markdown table (reports as columns, two rows per backend/path) with a footnote.

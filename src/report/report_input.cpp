@@ -1,5 +1,7 @@
 #include "report/report_input.hpp"
 
+#include <cmath>
+
 #include "core/errors.hpp"
 #include "report/json_report.hpp"
 
@@ -32,6 +34,14 @@ class Reader {
     if (!v.is_string()) fail(where + "." + key, "is not a string");
     return v.get<std::string>();
   }
+  // Lengths, times and costs: a hand-edited zero or negative value would turn ratios and
+  // logarithms downstream into nonsense.
+  double positive(const json& obj, const std::string& where, const char* key) const {
+    const double v = number(obj, where, key);
+    if (!(v > 0) || !std::isfinite(v))
+      fail(where + "." + key, "must be positive, got " + json(v).dump());
+    return v;
+  }
   const json& array(const json& obj, const std::string& where, const char* key) const {
     const json& v = field(obj, where, key);
     if (!v.is_array()) fail(where + "." + key, "is not an array");
@@ -52,6 +62,8 @@ ReportFit read_fit(const Reader& r, const json& f, const std::string& where) {
       r.fail(where + ".ci95", "is not null or a [low, high] pair of numbers");
     fit.ci95_low = ci[0].get<double>();
     fit.ci95_high = ci[1].get<double>();
+    if (!(*fit.ci95_low <= fit.exponent && fit.exponent <= *fit.ci95_high))
+      r.fail(where + ".ci95", "does not contain the exponent");
   }
   const std::string regime = r.text(f, where, "regime");
   bool known = false;
@@ -61,8 +73,12 @@ ReportFit read_fit(const Reader& r, const json& f, const std::string& where) {
       known = true;
     }
   if (!known) r.fail(where + ".regime", "'" + regime + "' is not a regime");
-  fit.per_token_s = r.number(f, where, "per_token_s");
-  fit.longest_length = r.number(f, where, "longest_length");
+  // The gates read the regime word: it must be the one the exponent gives.
+  if (fit.regime != regime_of(fit.exponent))
+    r.fail(where + ".regime",
+           "'" + regime + "' is not the regime of exponent " + json(fit.exponent).dump());
+  fit.per_token_s = r.positive(f, where, "per_token_s");
+  fit.longest_length = r.positive(f, where, "longest_length");
   fit.n_points = int(r.number(f, where, "n_points"));
   fit.fit_from = r.number(f, where, "fit_from");
   return fit;
@@ -112,6 +128,9 @@ Report report_from_json(const json& j, const std::string& source) {
     ReportResult out;
     out.backend = r.text(res, where, "backend");
     out.path = r.text(res, where, "path");
+    if (rep.find(out.backend, out.path))
+      r.fail(where,
+             "repeats " + out.backend + "/" + out.path + ": one result per backend and path");
     out.status = r.text(res, where, "status");
     if (out.status != "ok" && out.status != "unavailable" && out.status != "failed")
       r.fail(where + ".status", "'" + out.status + "' is not ok, unavailable or failed");
@@ -120,9 +139,9 @@ Report report_from_json(const json& j, const std::string& source) {
     for (std::size_t k = 0; k < points.size(); ++k) {
       const std::string at = where + ".points[" + std::to_string(k) + "]";
       ReportPoint p;
-      p.length = r.number(points[k], at, "length");
-      p.min_s = r.number(points[k], at, "min_s");
-      p.median_s = r.number(points[k], at, "median_s");
+      p.length = r.positive(points[k], at, "length");
+      p.min_s = r.positive(points[k], at, "min_s");
+      p.median_s = r.positive(points[k], at, "median_s");
       p.gbps = r.number(points[k], at, "gbps");
       p.seconds = rep.statistic == "min" ? p.min_s : p.median_s;
       out.points.push_back(p);
