@@ -334,6 +334,21 @@ IN=slower.json expect_ok "check reads the report from stdin" "$BIN" check - --ba
 run "$BIN" check out.json --baseline out.json --max-cost-ratio 1.5
 [ "$rc" -eq 0 ] && grep -q 'cost gate 1.5x' "$WORK/out" && pass "check --max-cost-ratio on a report against itself" ||
   fail "check --max-cost-ratio on a report against itself" "exit $rc"
+"$PY" - out.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for x in r["results"]:  # every time doubled, the exponents as they were
+    for p in x["points"]:
+        p["min_s"] *= 2
+        p["median_s"] *= 2
+    x["fit"]["per_token_s"] *= 2
+json.dump(r, open("costlier.json", "w"))
+EOF
+run "$BIN" check costlier.json --baseline out.json --max-cost-ratio 1.5
+[ "$rc" -eq 1 ] && grep -q 'per-token cost ratio 2.00 > 1.5' "$WORK/out" &&
+  pass "check --max-cost-ratio fails a report twice as slow per token" ||
+  fail "check --max-cost-ratio fails a report twice as slow per token" "exit $rc: $(head -c 400 "$WORK/out")"
+expect_ok "check without the cost gate passes the same report" "$BIN" check costlier.json --baseline out.json
 
 "$PY" - out.json <<'EOF2'
 import json, sys

@@ -105,10 +105,6 @@ void judge(CheckRow& row, const CheckOptions& o) {
                   bf.longest_length, cf.longest_length));
 }
 
-CheckSource source_of(const Report& r) {
-  return {r.source, r.machine, r.git_commit, r.statistic};
-}
-
 std::string plural(int n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -169,7 +165,7 @@ std::string verdict_cell(const CheckRow& row) {
   return markdown_cell(out);
 }
 
-std::string describe(const CheckSource& s) {
+std::string describe(const ReportOrigin& s) {
   std::string out = "`" + s.source + "` (" + s.machine;
   if (!s.git_commit.empty()) out += ", readbench " + s.git_commit;
   return out + ")";
@@ -189,13 +185,6 @@ Json side_to_json(const std::optional<ReportResult>& side) {
            {"n_points", f.n_points}};
   }
   return {{"status", side->status}, {"reason", side->reason}, {"fit", fit}};
-}
-
-Json source_to_json(const CheckSource& s) {
-  return {{"source", s.source},
-          {"machine", s.machine},
-          {"git_commit", s.git_commit},
-          {"statistic", s.statistic}};
 }
 
 }  // namespace
@@ -223,8 +212,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   validate(o);
   CheckOutcome out;
   out.options = o;
-  out.baseline = source_of(baseline);
-  out.current = source_of(current);
+  out.baseline = baseline.origin();
+  out.current = current.origin();
   if (baseline.statistic != current.statistic)
     out.notes.push_back("the baseline fits " + baseline.statistic +
                         " times and the current report " + current.statistic +
@@ -321,8 +310,8 @@ Json check_to_json(const CheckOutcome& r) {
           {"pass", r.passed()},
           {"tolerance", r.options.tolerance},
           {"max_cost_ratio", number_or_null(r.options.max_cost_ratio)},
-          {"baseline", source_to_json(r.baseline)},
-          {"current", source_to_json(r.current)},
+          {"baseline", origin_to_json(r.baseline)},
+          {"current", origin_to_json(r.current)},
           {"compared", r.compared},
           {"regressions", r.regressions},
           {"skipped", r.skipped},

@@ -39,13 +39,9 @@ struct CheckRow {
 };
 
 // Where a report came from, for the table's heading and the JSON.
-struct CheckSource {
-  std::string source, machine, git_commit, statistic;
-};
-
 struct CheckOutcome {
   CheckOptions options;
-  CheckSource baseline, current;
+  ReportOrigin baseline, current;
   std::vector<CheckRow> rows;      // the current report's order, then those only in the baseline
   std::vector<std::string> notes;  // caveats about the two reports as a whole
   int compared = 0;                // rows judged ok or regression

@@ -16,7 +16,7 @@ namespace readbench {
 namespace {
 
 bool timed(const ReportResult* r) {
-  return r && r->status == "ok" && !r->points.empty();
+  return r && r->timed();
 }
 
 const ReportPoint* point_at(const ReportResult& r, double length) {
@@ -60,8 +60,7 @@ Comparison compare_reports(const std::vector<Report>& reports) {
   if (reports.size() < 2)
     throw InputError("compare needs at least two reports, got " + std::to_string(reports.size()));
   Comparison c;
-  for (const Report& r : reports)
-    c.reports.push_back({r.source, r.machine, r.git_commit, r.statistic});
+  for (const Report& r : reports) c.reports.push_back(r.origin());
   // One statistic for every column: the reports' own where they agree, else the min, which
   // every report carries (a min over a median would be no ratio at all).
   c.statistic = reports[0].statistic;
@@ -150,7 +149,7 @@ Json json_length(double length) {
 std::string format_compare_markdown(const Comparison& c) {
   std::ostringstream os;
   os << "| backend/path | measure |";
-  for (const ComparedReport& r : c.reports) os << ' ' << markdown_cell(r.name()) << " |";
+  for (const ReportOrigin& r : c.reports) os << ' ' << markdown_cell(r.name()) << " |";
   os << "\n|---|---|";
   for (std::size_t i = 0; i < c.reports.size(); ++i) os << "---|";
   os << '\n';
@@ -168,7 +167,7 @@ std::string format_compare_markdown(const Comparison& c) {
   }
 
   std::string mixed;
-  for (const ComparedReport& r : c.reports)
+  for (const ReportOrigin& r : c.reports)
     if (r.statistic != c.statistic)
       mixed += (mixed.empty() ? "" : ", ") + r.source + ": " + r.statistic;
   os << "\nns/token: the " << c.statistic << " time per call at L over L, where L is the longest "
@@ -188,7 +187,7 @@ std::string format_compare_csv(const Comparison& c) {
   for (const CompareRow& row : c.rows)
     for (std::size_t i = 0; i < row.entries.size(); ++i) {
       const CompareEntry& e = row.entries[i];
-      const ComparedReport& r = c.reports[i];
+      const ReportOrigin& r = c.reports[i];
       os << csv_cell(row.backend) << ',' << csv_cell(row.path) << ',' << csv_cell(r.source) << ','
          << csv_cell(r.machine) << ',' << c.statistic << ',' << csv_number(row.length) << ','
          << csv_cell(e.status) << ',' << csv_cell(e.reason) << ',' << csv_number(e.seconds) << ','
@@ -204,11 +203,7 @@ std::string format_compare_csv(const Comparison& c) {
 Json compare_to_json(const Comparison& c) {
   Json out;
   out["reports"] = Json::array();
-  for (const ComparedReport& r : c.reports)
-    out["reports"].push_back({{"source", r.source},
-                              {"machine", r.machine},
-                              {"git_commit", r.git_commit},
-                              {"statistic", r.statistic}});
+  for (const ReportOrigin& r : c.reports) out["reports"].push_back(origin_to_json(r));
   out["statistic"] = c.statistic;
   out["rows"] = Json::array();
   for (const CompareRow& row : c.rows) {

@@ -33,13 +33,8 @@ struct CompareRow {
   std::string label() const { return backend + "/" + path; }
 };
 
-struct ComparedReport {
-  std::string source, machine, git_commit, statistic;
-  std::string name() const { return source + " (" + machine + ")"; }
-};
-
 struct Comparison {
-  std::vector<ComparedReport> reports;
+  std::vector<ReportOrigin> reports;
   std::string statistic;         // of every cost: the reports' own, or min where they differ
   std::vector<CompareRow> rows;  // in the order backend/paths first appear in the reports
 };

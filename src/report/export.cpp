@@ -20,7 +20,7 @@ double ns(double seconds) {
 std::vector<const ReportResult*> timed_results(const Report& r) {
   std::vector<const ReportResult*> out;
   for (const ReportResult& res : r.results)
-    if (res.status == "ok" && !res.points.empty()) out.push_back(&res);
+    if (res.timed()) out.push_back(&res);
   if (out.empty()) throw InputError(r.source + ": nothing to export: no result has timed points");
   return out;
 }

@@ -152,7 +152,7 @@ std::string legend_label(const ReportResult& r) {
 std::vector<std::string> status_notes(const Report& rep) {
   std::vector<std::pair<std::string, std::string>> lines;  // labels, why
   for (const ReportResult& r : rep.results) {
-    if (r.status == "ok" && !r.points.empty()) continue;
+    if (r.timed()) continue;
     std::string why = r.status == "ok" ? "nothing timed" : r.status;
     if (!r.reason.empty()) why += " (" + one_line(r.reason) + ")";
     if (!lines.empty() && lines.back().second == why)
@@ -253,7 +253,7 @@ std::string plot_svg(const Report& rep) {
   std::vector<Series> series;
   std::vector<double> lengths, times;
   for (const ReportResult& r : rep.results) {
-    if (r.status != "ok" || r.points.empty()) continue;  // listed in the notes instead
+    if (!r.timed()) continue;  // listed in the notes instead
     const Series s{&r, series.size(), fit_span(r)};
     for (const ReportPoint& p : r.points) {
       on_log_axis(r, p.length, p.seconds);

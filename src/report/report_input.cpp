@@ -86,6 +86,13 @@ ReportFit read_fit(const Reader& r, const json& f, const std::string& where) {
 
 }  // namespace
 
+nlohmann::ordered_json origin_to_json(const ReportOrigin& o) {
+  return {{"source", o.source},
+          {"machine", o.machine},
+          {"git_commit", o.git_commit},
+          {"statistic", o.statistic}};
+}
+
 const ReportResult* Report::find(const std::string& backend, const std::string& path) const {
   for (const ReportResult& r : results)
     if (r.backend == backend && r.path == path) return &r;

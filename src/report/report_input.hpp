@@ -37,7 +37,15 @@ struct ReportResult {
   std::vector<ReportPoint> points;  // in the report's order (increasing length)
   std::optional<ReportFit> fit;     // null where nothing was timed or the fit was refused
   std::string label() const { return backend + "/" + path; }
+  bool timed() const { return status == "ok" && !points.empty(); }
 };
+
+// Where a report came from, as check and compare name it beside its numbers.
+struct ReportOrigin {
+  std::string source, machine, git_commit, statistic;
+  std::string name() const { return source + " (" + machine + ")"; }
+};
+nlohmann::ordered_json origin_to_json(const ReportOrigin& o);
 
 struct Report {
   std::string source;      // file name, or "stdin"
@@ -48,6 +56,7 @@ struct Report {
   std::vector<ReportResult> results;
 
   const ReportResult* find(const std::string& backend, const std::string& path) const;
+  ReportOrigin origin() const { return {source, machine, git_commit, statistic}; }
 };
 
 // Throws InputError naming `source` and the offending field: not JSON, not a report, an
