@@ -1,6 +1,7 @@
 #pragma once
 // A synthetic run and its JSON report (no timing), for the tests of everything that writes or
 // reads reports.
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "measure/results.hpp"
 #include "report/json_report.hpp"
 #include "report/machine_info.hpp"
+#include "report/report_input.hpp"
 
 namespace readbench::test {
 
@@ -86,6 +88,31 @@ inline HostInfo synthetic_host() {
 
 inline Json synthetic_report() {
   return build_report(synthetic_run(), synthetic_host(), "2026-01-02T03:04:05Z");
+}
+
+// A synthetic run's report as report_input reads it back.
+inline Report report_of(const RunResult& run, const std::string& host = "testhost",
+                        const std::string& source = "r.json") {
+  HostInfo h = synthetic_host();
+  h.hostname = host;
+  return parse_report(build_report(run, h, "2026-01-02T03:04:05Z").dump(), source);
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Cells of a CSV line without quoting; a trailing comma ends in an empty cell.
+inline std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
 }
 
 }  // namespace readbench::test

@@ -11,18 +11,15 @@
 #include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::cells_of;
 using readbench::test::error_message;
+using readbench::test::lines_of;
+using readbench::test::report_of;
 using readbench::test::synthetic_host;
 using readbench::test::synthetic_run;
 using readbench::test::timed_path;
 
 namespace {
-
-Report report_of(const RunResult& run, const std::string& host, const std::string& source) {
-  HostInfo h = synthetic_host();
-  h.hostname = host;
-  return parse_report(build_report(run, h, "2026-01-02T03:04:05Z").dump(), source);
-}
 
 // Report A is the synthetic run: gather at 16, 64; fused at 16, 64, 256 (p = ln 3 / ln 4).
 RunResult run_a() {
@@ -50,22 +47,6 @@ const CompareRow& row(const Comparison& c, const std::string& label) {
     if (r.label() == label) return r;
   FAIL("no row " << label);
   throw;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> cells_of(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
 }
 
 }  // namespace

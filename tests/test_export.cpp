@@ -11,15 +11,12 @@
 
 using namespace readbench;
 using readbench::test::error_message;
+using readbench::test::report_of;
 using readbench::test::synthetic_host;
 using readbench::test::synthetic_report;
 using readbench::test::synthetic_run;
 
 namespace {
-
-Report report_of(const RunResult& run) {
-  return parse_report(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump(), "r.json");
-}
 
 // The synthetic report: cpu/gather at 16, 64 (no CI), cpu/fused at 16, 64, 256 (with a CI),
 // cuda unavailable. min_s is the time given, median_s 1.5 times it.

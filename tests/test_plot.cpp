@@ -14,16 +14,13 @@
 
 using namespace readbench;
 using readbench::test::error_message;
+using readbench::test::report_of;
 using readbench::test::synthetic_host;
 using readbench::test::synthetic_report;
 using readbench::test::synthetic_run;
 using readbench::test::timed_path;
 
 namespace {
-
-Report report_of(const RunResult& run) {
-  return parse_report(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump(), "r.json");
-}
 
 Report synthetic() {
   return parse_report(synthetic_report().dump(), "r.json");

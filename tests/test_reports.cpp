@@ -27,7 +27,9 @@
 #include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::cells_of;
 using readbench::test::error_message;
+using readbench::test::lines_of;
 using readbench::test::synthetic_host;
 using readbench::test::synthetic_report;
 using readbench::test::synthetic_run;
@@ -38,22 +40,6 @@ namespace {
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> cells_of(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
 }
 
 // A fresh directory under the system temp dir, removed on scope exit.
