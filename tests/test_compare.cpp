@@ -15,7 +15,6 @@ using readbench::test::cells_of;
 using readbench::test::error_message;
 using readbench::test::lines_of;
 using readbench::test::report_of;
-using readbench::test::synthetic_host;
 using readbench::test::synthetic_run;
 using readbench::test::timed_path;
 

@@ -12,17 +12,9 @@
 using namespace readbench;
 using readbench::test::error_message;
 using readbench::test::report_of;
-using readbench::test::synthetic_host;
-using readbench::test::synthetic_report;
 using readbench::test::synthetic_run;
 
 namespace {
-
-// The synthetic report: cpu/gather at 16, 64 (no CI), cpu/fused at 16, 64, 256 (with a CI),
-// cuda unavailable. min_s is the time given, median_s 1.5 times it.
-Report synthetic() {
-  return parse_report(synthetic_report().dump(), "r.json");
-}
 
 const Json& entry(const Json& gab, const std::string& name) {
   for (const Json& e : gab)
@@ -34,7 +26,7 @@ const Json& entry(const Json& gab, const std::string& name) {
 }  // namespace
 
 TEST_CASE("BMF has one benchmark per fitted backend/path and one per timed point") {
-  const Json j = export_bmf(synthetic());
+  const Json j = export_bmf(report_of(synthetic_run()));
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   CHECK(keys == std::vector<std::string>{"cpu/gather", "cpu/gather/L=16", "cpu/gather/L=64",
@@ -43,7 +35,7 @@ TEST_CASE("BMF has one benchmark per fitted backend/path and one per timed point
 }
 
 TEST_CASE("BMF gives the exponent with its CI and the per-token cost in nanoseconds") {
-  const Json j = export_bmf(synthetic());
+  const Json j = export_bmf(report_of(synthetic_run()));
   const FitResult fused = *synthetic_run().results[1].fit;
   const Json& e = j["cpu/fused"]["exponent"];
   CHECK(e["value"] == fused.exponent);
@@ -58,7 +50,7 @@ TEST_CASE("BMF gives the exponent with its CI and the per-token cost in nanoseco
 }
 
 TEST_CASE("BMF latency is the statistic's time with the min and median as its bounds") {
-  const Json j = export_bmf(synthetic());
+  const Json j = export_bmf(report_of(synthetic_run()));
   const Json& l = j["cpu/fused/L=256"]["latency"];
   CHECK(l["value"] == 9000);
   CHECK(l["lower_value"] == 9000);
@@ -74,7 +66,7 @@ TEST_CASE("BMF latency is the statistic's time with the min and median as its bo
 }
 
 TEST_CASE("gab lists every timed point, then the per-token cost and exponent of each fit") {
-  const Json j = export_gab(synthetic());
+  const Json j = export_gab(report_of(synthetic_run()));
   REQUIRE(j.is_array());
   std::vector<std::string> names;
   for (const Json& e : j) names.push_back(e["name"]);
@@ -90,7 +82,7 @@ TEST_CASE("gab lists every timed point, then the per-token cost and exponent of 
 }
 
 TEST_CASE("gab entries carry nanoseconds, per-token nanoseconds and the exponent") {
-  const Json j = export_gab(synthetic());
+  const Json j = export_gab(report_of(synthetic_run()));
   const Json& p = entry(j, "cpu/fused L=64");
   CHECK(p["unit"] == "ns");
   CHECK(p["value"] == 3000);

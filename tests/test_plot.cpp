@@ -15,16 +15,10 @@
 using namespace readbench;
 using readbench::test::error_message;
 using readbench::test::report_of;
-using readbench::test::synthetic_host;
-using readbench::test::synthetic_report;
 using readbench::test::synthetic_run;
 using readbench::test::timed_path;
 
 namespace {
-
-Report synthetic() {
-  return parse_report(synthetic_report().dump(), "r.json");
-}
 
 std::vector<std::string> matches(const std::string& s, const std::string& pattern) {
   std::vector<std::string> out;
@@ -73,7 +67,7 @@ std::vector<Point> markers_of(const std::string& series) {
 }  // namespace
 
 TEST_CASE("a plot draws one group per timed series, one marker per point, one line per fit") {
-  const std::string svg = plot_svg(synthetic());
+  const std::string svg = plot_svg(report_of(synthetic_run()));
   const auto series = series_of(svg);
   REQUIRE(series.size() == 2);
   CHECK(count(series[0], "<title>cpu/gather</title>") == 1);
@@ -93,12 +87,12 @@ TEST_CASE("each fitted line carries its exponent, with the CI where there is one
   std::snprintf(want, sizeof want, "cpu/fused  p = %.2f [%.2f, %.2f]", fused.exponent,
                 *fused.ci95_low, *fused.ci95_high);
   // gather: 2 us at 16, 8 us at 64, exactly linear; two points give no CI.
-  CHECK(texts(plot_svg(synthetic()), "exponent") ==
+  CHECK(texts(plot_svg(report_of(synthetic_run())), "exponent") ==
         std::vector<std::string>{"cpu/gather  p = 1.00", want});
 }
 
 TEST_CASE("a report over 16..256 tokens in microseconds has ticks at 20..200 and 1..10 us") {
-  const std::string svg = plot_svg(synthetic());
+  const std::string svg = plot_svg(report_of(synthetic_run()));
   // Fewer than three decades inside an axis: 2x and 5x are labelled too.
   CHECK(texts(svg, "xtick") == std::vector<std::string>{"20", "50", "100", "200"});
   CHECK(texts(svg, "ytick") == std::vector<std::string>{"1 µs", "2 µs", "5 µs", "10 µs"});
@@ -168,7 +162,7 @@ TEST_CASE("exponent labels of lines that end together are moved apart") {
 }
 
 TEST_CASE("the title names the machine and the workload") {
-  const std::string svg = plot_svg(synthetic());
+  const std::string svg = plot_svg(report_of(synthetic_run()));
   REQUIRE(texts(svg, "title").size() == 1);
   CHECK(texts(svg, "title")[0].find("testhost") == 0);
   REQUIRE(texts(svg, "subtitle").size() == 1);
@@ -177,7 +171,7 @@ TEST_CASE("the title names the machine and the workload") {
 }
 
 TEST_CASE("text from the report is escaped for XML") {
-  Report rep = synthetic();
+  Report rep = report_of(synthetic_run());
   rep.machine = "lab<1>&co";
   rep.results[2].reason = rep.results[3].reason = "driver < 525 & \"old\"";
   const std::string svg = plot_svg(rep);
@@ -189,12 +183,12 @@ TEST_CASE("text from the report is escaped for XML") {
 }
 
 TEST_CASE("results that are unavailable are noted with their reason") {
-  CHECK(texts(plot_svg(synthetic()), "note") ==
+  CHECK(texts(plot_svg(report_of(synthetic_run())), "note") ==
         std::vector<std::string>{"cuda/gather, cuda/fused: unavailable (no CUDA device)"});
 }
 
 TEST_CASE("a series without a fit is drawn as points only") {
-  Report rep = synthetic();
+  Report rep = report_of(synthetic_run());
   rep.results[0].fit.reset();
   const std::string svg = plot_svg(rep);
   CHECK(count(svg, "class=\"fit\"") == 1);
@@ -211,7 +205,7 @@ TEST_CASE("a report with nothing timed is refused, naming the report and why") {
 }
 
 TEST_CASE("a time that cannot go on a log axis is refused") {
-  Report rep = synthetic();
+  Report rep = report_of(synthetic_run());
   rep.results[1].points[0].seconds = 0;
   CHECK(error_message([&] { plot_svg(rep); }) ==
         "r.json: cpu/fused has a time of 0 s at L = 16, which cannot go on a log axis");
