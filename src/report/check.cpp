@@ -1,13 +1,11 @@
 #include "report/check.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "core/errors.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
-#include "report/text_report.hpp"
 
 namespace readbench {
 

@@ -1,6 +1,5 @@
 #include "report/export.hpp"
 
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
