@@ -1,12 +1,13 @@
 #pragma once
 // A synthetic run and its JSON report (no timing), for the tests of everything that writes or
 // reads reports.
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "core/fit.hpp"
+#include "core/read_fit.hpp"
 #include "measure/results.hpp"
 #include "report/json_report.hpp"
 #include "report/machine_info.hpp"
@@ -30,7 +31,9 @@ inline PointResult point(std::int64_t length, double seconds) {
   return p;
 }
 
-inline PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, double>> pts) {
+// A path timed at `pts` (length, seconds), fitted from `fit_from` (empty: auto).
+inline PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, double>> pts,
+                             std::optional<double> fit_from = std::nullopt) {
   PathResult r;
   r.backend = "cpu";
   r.path = path;
@@ -40,7 +43,8 @@ inline PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, doub
     r.points.push_back(point(len, s));
     fit_points.push_back({double(len), s});
   }
-  r.fit = fit_power_law(fit_points);
+  r.fit = fit_read(fit_points, {fit_from, {}, {}});
+  r.grid_stop = GridStop::explicit_lengths;
   return r;
 }
 
@@ -49,6 +53,7 @@ inline PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, doub
 inline RunResult synthetic_run() {
   RunResult run;
   run.config.backend = BackendChoice::auto_;
+  run.config.auto_lengths = false;
   run.config.lengths = {16, 64, 256};
   BackendResult cpu;
   cpu.name = "cpu";
@@ -73,6 +78,23 @@ inline RunResult synthetic_run() {
   }
   run.speedups.push_back({"cpu", 16, 2e-6, 1e-6, 2.0});
   run.speedups.push_back({"cpu", 64, 8e-6, 3e-6, 8.0 / 3.0});
+  return run;
+}
+
+// The run as it would have been fitted on `s` (the fixture's medians are 1.5x its mins).
+inline RunResult with_statistic(RunResult run, Statistic s) {
+  run.config.statistic = s;
+  for (PathResult& r : run.results) {
+    if (!r.fit) continue;
+    std::vector<TimedPoint> pts;
+    for (PointResult& p : r.points) {
+      p.seconds = s == Statistic::min ? p.measurement.per_call.min : p.measurement.per_call.median;
+      pts.push_back({double(p.length), p.seconds});
+    }
+    const std::optional<double> from =
+        r.fit->fit_from_auto ? std::nullopt : std::optional(r.fit->fit_from);
+    r.fit = fit_read(pts, {from, {}, {}});
+  }
   return run;
 }
 

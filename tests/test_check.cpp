@@ -1,5 +1,6 @@
-// The CI gate of SPEC §6 (`readbench check`): report variants edited from the synthetic report,
-// judged against it or against each other.
+// The CI gate (`readbench check`): reports built from scripted points, or edited from the
+// synthetic report, judged against each other. The gate judges the points: each side's power
+// law is fitted again over the lengths both share past both fits' fit_from.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -16,7 +17,8 @@
 
 using namespace readbench;
 using readbench::test::error_message;
-using readbench::test::synthetic_report;
+using readbench::test::synthetic_run;
+using readbench::test::timed_path;
 
 namespace {
 
@@ -29,22 +31,29 @@ Report report_of(const Json& j, const std::string& source = "current.json") {
   return report_from_json(nlohmann::json::parse(j.dump()), source);
 }
 
-// Sets a result's exponent, CI (none: null) and regime word, as a report would state them.
-void set_fit(Json& j, int i, double p, std::optional<std::pair<double, double>> ci,
-             const char* regime) {
-  Json& fit = j["results"][i]["fit"];
-  fit["exponent"] = p;
-  fit["ci95"] = ci ? Json::array({ci->first, ci->second}) : Json(nullptr);
-  fit["regime"] = regime;
+// t = cost * L^p at L = 256, 1024, 4096, 16384, each time off by `wobble` (relative) in
+// alternate directions, so the fit has a CI as wide as the wobble makes it.
+std::vector<std::pair<std::int64_t, double>> series(double p, double wobble = 0,
+                                                    double cost = 1e-9) {
+  std::vector<std::pair<std::int64_t, double>> pts;
+  int i = 0;
+  for (std::int64_t L = 256; L <= 16384; L *= 4, ++i)
+    pts.emplace_back(L, cost * std::pow(double(L), p) * (1 + (i % 2 ? wobble : -wobble)));
+  return pts;
 }
 
-// A report whose fused path has p = 1.0 with a CI [0.9, 1.1] and whose gather path has
-// p = 1.0 without a CI: both linear, a round baseline for the edits below.
+// The synthetic run with both cpu paths replaced by scripted series.
+Json scripted(const std::vector<std::pair<std::int64_t, double>>& gather,
+              const std::vector<std::pair<std::int64_t, double>>& fused) {
+  RunResult run = synthetic_run();
+  run.results[kGather] = timed_path(Path::gather, gather, 0.0);
+  run.results[kFused] = timed_path(Path::fused, fused, 0.0);
+  return build_report(run, readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
+}
+
+// Both paths exactly linear: a round baseline.
 Json linear_report() {
-  Json j = synthetic_report();
-  set_fit(j, kFused, 1.0, std::pair{0.9, 1.1}, "linear");
-  set_fit(j, kGather, 1.0, std::nullopt, "linear");
-  return j;
+  return scripted(series(1.0), series(1.0));
 }
 
 CheckOutcome check(const Json& base, const Json& current, CheckOptions o = {}) {
@@ -68,150 +77,124 @@ bool mentions(const std::vector<std::string>& lines, const std::string& what) {
 }  // namespace
 
 TEST_CASE("identical reports pass with every fitted path compared") {
-  const Json j = synthetic_report();
-  const CheckOutcome r = check(j, j);
+  const CheckOutcome r = check(linear_report(), linear_report());
   CHECK(r.passed());
   CHECK(r.compared == 2);
   CHECK(r.regressions == 0);
-  CHECK(r.skipped == 2);  // the unavailable cuda paths
-  REQUIRE(r.rows.size() == 4);
-  CHECK(r.rows[0].label() == "cpu/gather");
-  CHECK(r.rows[1].label() == "cpu/fused");
+  CHECK(r.skipped == 2);
   for (int i : {kGather, kFused}) {
+    CAPTURE(i);
     CHECK(r.rows[i].verdict == Verdict::ok);
     CHECK(r.rows[i].delta_exponent == 0.0);
-    CHECK(r.rows[i].cost_ratio == 1.0);
-    CHECK(r.rows[i].notes.empty());
+    CHECK(r.rows[i].cost_ratio == doctest::Approx(1.0).epsilon(1e-12));
+    CHECK(r.rows[i].lengths == std::vector<double>{256, 1024, 4096, 16384});
   }
 }
 
 TEST_CASE(
     "an exponent up by more than the tolerance with its CI reaching the limit is not a "
     "regression") {
-  Json cur = linear_report();
-  set_fit(cur, kFused, 1.2, std::pair{1.05, 1.24}, "linear");
-  const CheckOutcome r = check(linear_report(), cur);
-  CHECK(r.passed());
-  const CheckRow& fused = row(r, "cpu/fused");
-  CHECK(fused.verdict == Verdict::ok);
-  CHECK(fused.delta_exponent == doctest::Approx(0.2));
-  CHECK(mentions(fused.notes, "not wholly above 1.100"));
+  const Json cur = scripted(series(1.0), series(1.15, 0.2));
+  const CheckRow f = row(check(linear_report(), cur), "cpu/fused");
+  REQUIRE(f.current_fit);
+  REQUIRE(f.current_fit->exponent > 1.1);
+  REQUIRE(*f.current_fit->ci95_low < 1.1);
+  CHECK(f.verdict == Verdict::ok);
+  CHECK(mentions(f.notes, "not wholly above 1.1"));
 }
 
 TEST_CASE("an exponent whose CI lies wholly above baseline plus tolerance is a regression") {
-  Json cur = linear_report();
-  set_fit(cur, kFused, 1.2, std::pair{1.15, 1.24}, "linear");
+  const Json cur = scripted(series(1.0), series(1.3, 0.01));
   const CheckOutcome r = check(linear_report(), cur);
+  const CheckRow f = row(r, "cpu/fused");
+  REQUIRE(*f.current_fit->ci95_low > 1.1);
   CHECK_FALSE(r.passed());
-  CHECK(r.regressions == 1);
-  const CheckRow& fused = row(r, "cpu/fused");
-  CHECK(fused.verdict == Verdict::regression);
-  REQUIRE(fused.reasons.size() == 1);
-  CHECK(fused.reasons[0] ==
-        "exponent 1.200 > baseline 1.000 + tolerance 0.1, its 95% CI [1.150, 1.240] wholly "
-        "above");
+  CHECK(f.verdict == Verdict::regression);
+  CHECK(mentions(f.reasons, "wholly above"));
   CHECK(row(r, "cpu/gather").verdict == Verdict::ok);
 }
 
-TEST_CASE("without a CI the point estimate decides") {
-  Json up = linear_report();
-  set_fit(up, kGather, 1.15, std::nullopt, "linear");
-  const CheckRow& gather = row(check(linear_report(), up), "cpu/gather");
-  CHECK(gather.verdict == Verdict::regression);
-  CHECK(mentions(gather.reasons, "no CI"));
-
-  Json within = linear_report();
-  set_fit(within, kGather, 1.05, std::nullopt, "linear");
-  CHECK(row(check(linear_report(), within), "cpu/gather").verdict == Verdict::ok);
+TEST_CASE("a worse regime with the current CI wholly in the worse band is a regression") {
+  const Json base = scripted(series(1.0), series(0.7));
+  const CheckRow f = row(check(base, scripted(series(1.0), series(0.85, 0.002))), "cpu/fused");
+  REQUIRE(f.current_fit->regime == Regime::linear);
+  REQUIRE(*f.current_fit->ci95_low >= 0.8);
+  CHECK(f.verdict == Verdict::regression);
+  CHECK(mentions(f.reasons, "regime worsened: sublinear -> linear"));
 }
 
-TEST_CASE("a worse regime alone is a regression") {
-  Json base = linear_report();
-  set_fit(base, kFused, 1.2, std::pair{1.15, 1.24}, "linear");
-  Json cur = linear_report();
-  set_fit(cur, kFused, 1.26, std::pair{1.2, 1.32}, "superlinear");  // up 0.06 only
-  const CheckRow& fused = row(check(base, cur), "cpu/fused");
-  CHECK(fused.verdict == Verdict::regression);
-  REQUIRE(fused.reasons.size() == 1);
-  CHECK(fused.reasons[0] == "regime worsened: linear -> superlinear");
+TEST_CASE("a worse regime word whose CI reaches back into the baseline's band is noise") {
+  // p 0.79 -> 0.81 across the 0.8 edge: an A/A pair must not fail on the word alone.
+  const Json base = scripted(series(1.0), series(0.79, 0.01));
+  const CheckRow f = row(check(base, scripted(series(1.0), series(0.81, 0.01))), "cpu/fused");
+  REQUIRE(f.baseline_fit->regime == Regime::sublinear);
+  REQUIRE(f.current_fit->regime == Regime::linear);
+  REQUIRE(*f.current_fit->ci95_low < 0.8);
+  CHECK(f.verdict == Verdict::ok);
+  CHECK(mentions(f.notes, "below the 0.80 band edge"));
 }
 
 TEST_CASE("a better regime is ok") {
-  Json base = linear_report();
-  set_fit(base, kFused, 0.85, std::pair{0.8, 0.9}, "linear");
-  Json cur = linear_report();
-  set_fit(cur, kFused, 0.7, std::pair{0.65, 0.75}, "sublinear");
-  const CheckOutcome r = check(base, cur);
-  CHECK(r.passed());
-  CHECK(row(r, "cpu/fused").verdict == Verdict::ok);
+  const CheckRow f = row(check(linear_report(), scripted(series(1.0), series(0.7))), "cpu/fused");
+  CHECK(f.verdict == Verdict::ok);
+  CHECK(f.reasons.empty());
 }
 
 TEST_CASE("an exponent exactly at baseline plus tolerance is not a regression") {
-  // CI low exactly at the limit is not wholly above it.
-  Json at = linear_report();
-  set_fit(at, kFused, 1.1, std::pair{1.1, 1.1}, "linear");
-  set_fit(at, kGather, 1.1, std::nullopt, "linear");
-  CHECK(check(linear_report(), at).passed());
-
-  // 0.35 + 0.1 is 0.44999999999999996 in binary: the limit allows for the rounding.
-  Json base = linear_report();
-  set_fit(base, kGather, 0.35, std::nullopt, "sublinear");
-  Json cur = linear_report();
-  set_fit(cur, kGather, 0.45, std::nullopt, "sublinear");
-  CHECK(row(check(base, cur), "cpu/gather").verdict == Verdict::ok);
-
-  Json past = linear_report();
-  set_fit(past, kGather, 1.1 + 1e-6, std::nullopt, "linear");
-  CHECK(row(check(linear_report(), past), "cpu/gather").verdict == Verdict::regression);
-
-  // A zero tolerance fails any rise past the rounding.
+  // Exact series have zero-width CIs: the point estimate meets the limit.
+  CHECK(check(linear_report(), scripted(series(1.1), series(1.0))).passed());
+  CHECK_FALSE(check(linear_report(), scripted(series(1.1001), series(1.0))).passed());
   CheckOptions strict;
   strict.tolerance = 0;
   CHECK(check(linear_report(), linear_report(), strict).passed());
-  Json tiny = linear_report();
-  set_fit(tiny, kGather, 1.001, std::nullopt, "linear");
-  CHECK_FALSE(check(linear_report(), tiny, strict).passed());
+  CHECK_FALSE(check(linear_report(), scripted(series(1.001), series(1.0)), strict).passed());
 }
 
-TEST_CASE("the per-token cost gate is off by default and fails a ratio above it when on") {
-  const Json base = synthetic_report();
-  Json cur = synthetic_report();
-  const double cost = cur["results"][kFused]["fit"]["per_token_s"].get<double>();
-  cur["results"][kFused]["fit"]["per_token_s"] = 2 * cost;
-
-  const CheckOutcome off = check(base, cur);
+TEST_CASE("the cost gate is off by default and fails a marginal cost ratio above it when on") {
+  const Json cur = scripted(series(1.0), series(1.0, 0, 2e-9));  // fused twice as slow
+  const CheckOutcome off = check(linear_report(), cur);
   CHECK(off.passed());
-  CHECK(row(off, "cpu/fused").cost_ratio == doctest::Approx(2.0));
-
+  CHECK(row(off, "cpu/fused").cost_ratio == doctest::Approx(2.0).epsilon(1e-9));
   CheckOptions gate;
   gate.max_cost_ratio = 1.5;
-  const CheckOutcome on = check(base, cur, gate);
+  const CheckOutcome on = check(linear_report(), cur, gate);
   CHECK_FALSE(on.passed());
-  const CheckRow& fused = row(on, "cpu/fused");
+  const CheckRow fused = row(on, "cpu/fused");
   CHECK(fused.verdict == Verdict::regression);
-  CHECK(fused.reasons == std::vector<std::string>{"per-token cost ratio 2.00 > 1.5"});
+  CHECK(fused.reasons == std::vector<std::string>{"marginal cost per token ratio 2.00 > 1.5"});
   CHECK(row(on, "cpu/gather").verdict == Verdict::ok);
-
-  gate.max_cost_ratio = 2.5;
-  CHECK(check(base, cur, gate).passed());
 }
 
-TEST_CASE("per-token costs at different longest lengths are noted") {
-  Json cur = synthetic_report();
-  cur["results"][kFused]["fit"]["longest_length"] = 1024;
-  const CheckRow& fused = row(check(synthetic_report(), cur), "cpu/fused");
-  CHECK(fused.verdict == Verdict::ok);
-  CHECK(mentions(fused.notes, "baseline L=256, current L=1024"));
+TEST_CASE("exponents compare over the lengths both reports share past both fits' fit_from") {
+  // The current report also timed 65536 and the baseline 64: neither enters the comparison.
+  auto longer = series(1.0);
+  longer.emplace_back(65536, 1e-9 * 65536 * 1.5);
+  auto shorter = series(1.0);
+  shorter.insert(shorter.begin(), {64, 1e-9 * 64});
+  const CheckRow f =
+      row(check(scripted(series(1.0), shorter), scripted(series(1.0), longer)), "cpu/fused");
+  CHECK(f.lengths == std::vector<double>{256, 1024, 4096, 16384});
+  CHECK(f.delta_exponent == doctest::Approx(0).epsilon(1e-12));
+  CHECK(f.verdict == Verdict::ok);
+}
+
+TEST_CASE("fewer than three shared lengths skip the row, saying so") {
+  const Json cur = scripted(series(1.0), {{256, 2.56e-7}, {4096, 4.096e-6}, {65536, 6.5536e-5}});
+  const CheckRow f = row(check(linear_report(), cur), "cpu/fused");
+  CHECK(f.verdict == Verdict::skipped);
+  CHECK(mentions(f.reasons, "the reports share 2 lengths"));
+  CHECK(mentions(f.reasons, "3 are needed"));
 }
 
 TEST_CASE("a path ok in the baseline and failed in the current report is a regression") {
-  Json cur = synthetic_report();
+  Json cur = linear_report();
   Json& fused = cur["results"][kFused];
   fused["status"] = "failed";
   fused["reason"] = "out of memory";
   fused["points"] = Json::array();
   fused["fit"] = nullptr;
-  const CheckOutcome r = check(synthetic_report(), cur);
+  fused["fit_error"] = "no points were timed";
+  const CheckOutcome r = check(linear_report(), cur);
   CHECK_FALSE(r.passed());
   const CheckRow& f = row(r, "cpu/fused");
   CHECK(f.verdict == Verdict::regression);
@@ -220,7 +203,7 @@ TEST_CASE("a path ok in the baseline and failed in the current report is a regre
 }
 
 TEST_CASE("a path failed in both reports is skipped") {
-  Json j = synthetic_report();
+  Json j = linear_report();
   j["results"][kFused]["status"] = "failed";
   j["results"][kFused]["fit"] = nullptr;
   const CheckOutcome r = check(j, j);
@@ -232,11 +215,11 @@ TEST_CASE("a path failed in both reports is skipped") {
 
 TEST_CASE("a path unavailable in the current report is skipped, not a regression") {
   // A baseline from a GPU machine: cuda/fused measured there.
-  Json base = synthetic_report();
+  Json base = linear_report();
   Json cuda = base["results"][kFused];
   cuda["backend"] = "cuda";
   base["results"][3] = cuda;
-  const CheckOutcome r = check(base, synthetic_report());
+  const CheckOutcome r = check(base, linear_report());
   CHECK(r.passed());
   const CheckRow& c = row(r, "cuda/fused");
   CHECK(c.verdict == Verdict::skipped);
@@ -244,34 +227,35 @@ TEST_CASE("a path unavailable in the current report is skipped, not a regression
 }
 
 TEST_CASE("a path in only one report is skipped, listed after the current report's") {
-  Json cur = synthetic_report();
+  Json cur = linear_report();
   cur["results"].erase(kGather);
-  const CheckOutcome r = check(synthetic_report(), cur);
+  const CheckOutcome r = check(linear_report(), cur);
   CHECK(r.passed());
   REQUIRE(r.rows.size() == 4);
   CHECK(r.rows.back().label() == "cpu/gather");
   CHECK(r.rows.back().verdict == Verdict::skipped);
   CHECK(r.rows.back().reasons == std::vector<std::string>{"only in the baseline"});
 
-  const CheckOutcome other = check(cur, synthetic_report());
+  const CheckOutcome other = check(cur, linear_report());
   CHECK(row(other, "cpu/gather").reasons == std::vector<std::string>{"only in the current report"});
 }
 
 TEST_CASE("a path without a fit on either side is skipped") {
-  Json cur = synthetic_report();
+  Json cur = linear_report();
   cur["results"][kFused]["fit"] = nullptr;
-  const CheckRow& f = row(check(synthetic_report(), cur), "cpu/fused");
+  cur["results"][kFused]["fit_error"] = "refused";
+  const CheckRow& f = row(check(linear_report(), cur), "cpu/fused");
   CHECK(f.verdict == Verdict::skipped);
   CHECK(f.reasons == std::vector<std::string>{"no fit in the current report"});
-  CHECK(row(check(cur, synthetic_report()), "cpu/fused").reasons ==
+  CHECK(row(check(cur, linear_report()), "cpu/fused").reasons ==
         std::vector<std::string>{"no fit in the baseline"});
 }
 
 TEST_CASE("nothing comparable is refused, naming why each path was skipped") {
-  Json cpu_only = synthetic_report();
+  Json cpu_only = linear_report();
   cpu_only["results"].erase(3);
   cpu_only["results"].erase(2);
-  Json cuda_only = synthetic_report();
+  Json cuda_only = linear_report();
   cuda_only["results"].erase(1);
   cuda_only["results"].erase(0);
   const std::string why = error_message([&] { check(cpu_only, cuda_only); });
@@ -300,31 +284,32 @@ TEST_CASE("bad gate options are refused before any comparison") {
   CHECK(refused(0, 1.0).empty());
   CheckOptions bad;
   bad.tolerance = -1;
-  const Json j = synthetic_report();
+  const Json j = linear_report();
   CHECK_FALSE(error_message([&] { check(j, j, bad); }).empty());
 }
 
 TEST_CASE("a difference in the fitted statistic is noted") {
-  Json cur = synthetic_report();
-  cur["config"]["statistic"] = "median";
-  const CheckOutcome r = check(synthetic_report(), cur);
+  RunResult run = synthetic_run();
+  run.results[kGather] = timed_path(Path::gather, series(1.0), 0.0);
+  run.results[kFused] = timed_path(Path::fused, series(1.0), 0.0);
+  const Json cur = build_report(readbench::test::with_statistic(run, Statistic::median),
+                                readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
+  const CheckOutcome r = check(linear_report(), cur);
   CHECK(r.passed());
   CHECK(mentions(r.notes, "the baseline fits min times and the current report median times"));
 }
 
 TEST_CASE("the markdown has a heading, one row per backend/path and the summary last") {
-  Json cur = linear_report();
-  set_fit(cur, kFused, 1.2, std::pair{1.15, 1.24}, "linear");
+  Json cur = scripted(series(1.0), series(1.3, 0.01));
   cur["results"][2]["reason"] = "no device | driver";
   const std::string md = format_check_markdown(check(linear_report(), cur));
   CHECK(md.rfind("### readbench check: FAIL\n", 0) == 0);
-  CHECK(md.find("| backend/path | baseline p [95% CI] | current p [95% CI] | Δp |") !=
-        std::string::npos);
-  CHECK(md.find("| cpu/fused | 1.000 [0.900, 1.100] | 1.200 [1.150, 1.240] | +0.200 | linear |") !=
-        std::string::npos);
-  CHECK(md.find("| cpu/gather | 1.000 (no CI) | 1.000 (no CI) | +0.000 | linear |") !=
-        std::string::npos);
-  CHECK(md.find("**REGRESSION**: exponent 1.200") != std::string::npos);
+  CHECK(md.find("| backend/path | lengths compared | baseline p [95% CI] | current p [95% CI] | "
+                "Δp |") != std::string::npos);
+  CHECK(md.find("| cpu/fused | 4: 256..16384 | 1.000 [1.000, 1.000] | 1.3") != std::string::npos);
+  CHECK(md.find("| cpu/gather | 4: 256..16384 | 1.000 [1.000, 1.000] | 1.000 [1.000, 1.000] | "
+                "+0.000 | linear |") != std::string::npos);
+  CHECK(md.find("**REGRESSION**: exponent 1.3") != std::string::npos);
   CHECK(md.find("skipped: unavailable in the current report: no device \\| driver |") !=
         std::string::npos);
   CHECK(md.substr(md.rfind('\n', md.size() - 2) + 1) ==
@@ -336,12 +321,10 @@ TEST_CASE("the markdown has a heading, one row per backend/path and the summary 
 }
 
 TEST_CASE("the JSON verdict carries pass, the options and each row's numbers") {
-  Json cur = synthetic_report();
-  cur["results"][kFused]["fit"]["per_token_s"] =
-      3 * cur["results"][kFused]["fit"]["per_token_s"].get<double>();
+  const Json cur = scripted(series(1.0), series(1.0, 0, 3e-9));
   CheckOptions gate;
   gate.max_cost_ratio = 2;
-  const Json v = check_to_json(check(synthetic_report(), cur, gate));
+  const Json v = check_to_json(check(linear_report(), cur, gate));
   CHECK(v["verdict"] == "fail");
   CHECK(v["pass"] == false);
   CHECK(v["tolerance"] == 0.1);
@@ -356,16 +339,19 @@ TEST_CASE("the JSON verdict carries pass, the options and each row's numbers") {
   CHECK(fused["verdict"] == "regression");
   CHECK(fused["delta_exponent"].is_number());
   CHECK(fused["cost_ratio"].get<double>() == doctest::Approx(3.0));
+  CHECK(fused["lengths"].size() == 4);
+  CHECK(fused["current_compared"]["exponent"].is_number());
   CHECK(fused["baseline"]["fit"]["exponent"].is_number());
+  CHECK(fused["baseline"]["fit"]["marginal_s"].is_number());
   CHECK(fused["current"]["fit"]["ci95"].size() == 2);
-  CHECK(v["rows"][kGather]["current"]["fit"]["ci95"].is_null());
   const Json& cuda = v["rows"][3];
   CHECK(cuda["verdict"] == "skipped");
   CHECK(cuda["current"]["status"] == "unavailable");
   CHECK(cuda["current"]["fit"].is_null());
   CHECK(cuda["delta_exponent"].is_null());
+  CHECK(cuda["current_compared"].is_null());
 
-  const Json off = check_to_json(check(synthetic_report(), synthetic_report()));
+  const Json off = check_to_json(check(linear_report(), linear_report()));
   CHECK(off["pass"] == true);
   CHECK(off["verdict"] == "pass");
   CHECK(off["max_cost_ratio"].is_null());

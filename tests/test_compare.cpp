@@ -69,12 +69,12 @@ TEST_CASE("compare gives cost ratios and exponent differences against the first 
   CHECK(*fused.entries[0].cost_ratio == 1);
   CHECK(*fused.entries[0].exponent_diff == 0);
   CHECK(*fused.entries[1].cost_ratio == doctest::Approx(6.4 / 3).epsilon(1e-15));
-  const double pa = run_a().results[1].fit->exponent;
-  const double pb = run_b().results[1].fit->exponent;
+  const double pa = run_a().results[1].fit->power.exponent;
+  const double pb = run_b().results[1].fit->power.exponent;
   CHECK(pb == doctest::Approx(1).epsilon(1e-12));
   CHECK(*fused.entries[1].exponent_diff == pb - pa);
-  CHECK(fused.entries[1].fit->regime == Regime::linear);
-  CHECK(fused.entries[0].fit->regime == Regime::sublinear);
+  CHECK(fused.entries[1].fit->power.regime == Regime::linear);
+  CHECK(fused.entries[0].fit->power.regime == Regime::sublinear);
   CHECK(*row(c, "cpu/gather").entries[1].cost_ratio == 1);
 }
 
@@ -100,43 +100,30 @@ TEST_CASE("a backend/path unavailable or missing in a report shows why instead o
 TEST_CASE("the markdown table names reports by file and machine and shows ratio cells") {
   const std::string md = format_compare_markdown(compare_ab());
   const auto lines = lines_of(md);
-  REQUIRE(lines.size() >= 8);
+  REQUIRE(lines.size() >= 14);
   CHECK(lines[0] == "| backend/path | measure | a.json (hostA) | b.json (hostB) |");
   CHECK(lines[1] == "|---|---|---|---|");
-  CHECK(lines[2] == "| cpu/gather | ns/token at L=64 | 125 | 125 (×1.00) |");
-  CHECK(lines[3] ==
-        "| cpu/gather | exponent p [95% CI] regime | 1.00 linear | 1.00 linear (+0.00) |");
-  CHECK(lines[4] == "| cpu/fused | ns/token at L=64 | 46.9 | 100 (×2.13) |");
+  CHECK(lines[2] == "| cpu/gather | marginal ns/token (rank) | 125 #1 | 125 (×1.00) #1 |");
+  CHECK(lines[3].rfind("| cpu/gather | fixed cost per call | ", 0) == 0);
+  CHECK(lines[4] == "| cpu/gather | ns/token at L=64 | 125 | 125 (×1.00) |");
   CHECK(lines[5] ==
-        "| cpu/fused | exponent p [95% CI] regime | 0.79 [0.79, 0.79] sublinear | "
-        "1.00 [1.00, 1.00] linear (+0.21) |");
-  CHECK(lines[6] == "| cuda/fused | ns/token at L=64 | unavailable: no CUDA device | 3.75 |");
-  CHECK(
-      lines[7] ==
-      "| cuda/fused | exponent p [95% CI] regime | unavailable: no CUDA device | 0.63 sublinear |");
-  CHECK(md.find("ns/token: the min time per call at L over L") != std::string::npos);
-}
-
-TEST_CASE("reports fitted on different statistics compare costs on the min of each") {
-  RunResult b = run_b();
-  b.config.statistic = Statistic::median;  // its medians are 1.5x its mins (report_fixtures)
-  const Comparison c =
-      compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")});
-  CHECK(c.statistic == "min");
-  const CompareRow& fused = row(c, "cpu/fused");
-  REQUIRE(fused.length == 64);
-  CHECK(fused.entries[1].seconds == 6.4e-6);  // b's min at 64, not its median
-  CHECK(*fused.entries[1].cost_ratio == doctest::Approx(6.4e-6 / 3e-6));
-  const std::string md = format_compare_markdown(c);
-  CHECK(md.find("different statistics (b.json: median), so costs compare mins") !=
-        std::string::npos);
-  // Reports that agree keep their statistic.
-  RunResult a = run_a();
-  a.config.statistic = Statistic::median;
-  const Comparison both =
-      compare_reports({report_of(a, "hostA", "a.json"), report_of(b, "hostB", "b.json")});
-  CHECK(both.statistic == "median");
-  CHECK(row(both, "cpu/fused").entries[1].seconds == doctest::Approx(1.5 * 6.4e-6));
+        "| cpu/gather | exponent p [95% CI] regime | 1.00 linear (asymptote not "
+        "reached) | 1.00 linear (+0.00) (asymptote not reached) |");
+  // a's fused has the lower marginal cost: rank 1, and b's is 2.83 times it.
+  CHECK(lines[6] == "| cpu/fused | marginal ns/token (rank) | 35.3 #1 | 100 (×2.83) #2 |");
+  CHECK(lines[7].rfind("| cpu/fused | fixed cost per call | 460 ns | ", 0) == 0);
+  CHECK(lines[8] == "| cpu/fused | ns/token at L=64 | 46.9 | 100 (×2.13) |");
+  CHECK(lines[9] ==
+        "| cpu/fused | exponent p [95% CI] regime | 0.79 [0.79, 0.79] sublinear (asymptote not "
+        "reached) | 1.00 [1.00, 1.00] linear (+0.21) |");
+  CHECK(lines[10] ==
+        "| cuda/fused | marginal ns/token (rank) | unavailable: no CUDA device | 2.92 #1 |");
+  CHECK(lines[12] == "| cuda/fused | ns/token at L=64 | unavailable: no CUDA device | 3.75 |");
+  CHECK(lines[13].rfind(
+            "| cuda/fused | exponent p [95% CI] regime | unavailable: no CUDA device | 0.63", 0) ==
+        0);
+  CHECK(md.find("Marginal ns/token: b of t = t0 + b*L") != std::string::npos);
+  CHECK(md.find("ns/token at L: the min time per call at L over L") != std::string::npos);
 }
 
 TEST_CASE("the CSV has one row per backend/path and report with numbers in their cells") {
@@ -144,9 +131,10 @@ TEST_CASE("the CSV has one row per backend/path and report with numbers in their
   REQUIRE(lines.size() == 7);
   CHECK(lines[0] ==
         "backend,path,report,machine,statistic,length,status,reason,seconds,per_token_s,"
-        "cost_ratio,exponent,ci95_low,ci95_high,regime,exponent_diff");
+        "cost_ratio,exponent,ci95_low,ci95_high,regime,exponent_diff,marginal_s,marginal_ratio,"
+        "rank,fixed_s,asymptote_reached");
   const auto b = cells_of(lines[4]);  // cpu/fused in b.json
-  REQUIRE(b.size() == 16);
+  REQUIRE(b.size() == 21);
   CHECK(b[0] == "cpu");
   CHECK(b[1] == "fused");
   CHECK(b[2] == "b.json");
@@ -159,11 +147,14 @@ TEST_CASE("the CSV has one row per backend/path and report with numbers in their
   CHECK(b[10] == "2.13333333");
   CHECK(std::stod(b[11]) == doctest::Approx(1).epsilon(1e-9));
   CHECK(b[14] == "linear");
+  CHECK(std::stod(b[16]) == doctest::Approx(1e-7).epsilon(1e-9));
+  CHECK(b[18] == "2");
+  CHECK(b[20] == "true");                // exactly linear over four lengths
   const auto cuda = cells_of(lines[5]);  // cuda/fused in a.json
-  REQUIRE(cuda.size() == 16);
+  REQUIRE(cuda.size() == 21);
   CHECK(cuda[6] == "unavailable");
   CHECK(cuda[7] == "no CUDA device");
-  for (int i : {8, 9, 10, 11, 12, 13, 14, 15}) CHECK(cuda[i] == "");
+  for (int i : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}) CHECK(cuda[i] == "");
   const auto gather = cells_of(lines[1]);  // two points: no CI
   CHECK(gather[12] == "");
   CHECK(gather[13] == "");
@@ -196,16 +187,19 @@ TEST_CASE("the JSON names the reports and gives every entry typed numbers or nul
   CHECK(b["status"] == "ok");
   CHECK(b["seconds"] == 6.4e-6);
   CHECK(b["cost_ratio"].get<double>() == doctest::Approx(6.4 / 3).epsilon(1e-15));
-  CHECK(b["exponent"].get<double>() == doctest::Approx(1).epsilon(1e-12));
-  CHECK(b["ci95"].size() == 2);
-  CHECK(b["regime"] == "linear");
+  CHECK(b["fit"]["exponent"].get<double>() == doctest::Approx(1).epsilon(1e-12));
+  CHECK(b["fit"]["ci95"].size() == 2);
+  CHECK(b["fit"]["regime"] == "linear");
+  CHECK(b["fit"]["marginal_s"].get<double>() == doctest::Approx(1e-7).epsilon(1e-9));
   CHECK(b["exponent_diff"].is_number());
+  CHECK(b["rank"] == 2);
+  CHECK(b["marginal_ratio"].is_number());
   const Json& cuda = j["rows"][2]["entries"][0];
   CHECK(cuda["status"] == "unavailable");
   CHECK(cuda["reason"] == "no CUDA device");
-  for (const char* k : {"seconds", "per_token_s", "cost_ratio", "exponent", "ci95", "regime"})
+  for (const char* k : {"seconds", "per_token_s", "cost_ratio", "marginal_ratio", "rank", "fit"})
     CHECK(cuda[k].is_null());
-  CHECK(j["rows"][0]["entries"][0]["ci95"].is_null());  // gather: two points, no CI
+  CHECK(j["rows"][0]["entries"][0]["fit"]["ci95"].is_null());  // gather: two points, no CI
 }
 
 TEST_CASE("compare refuses fewer than two reports") {

@@ -36,7 +36,7 @@ TEST_CASE("BMF has one benchmark per fitted backend/path and one per timed point
 
 TEST_CASE("BMF gives the exponent with its CI and the per-token cost in nanoseconds") {
   const Json j = export_bmf(report_of(synthetic_run()));
-  const FitResult fused = *synthetic_run().results[1].fit;
+  const FitResult fused = synthetic_run().results[1].fit->power;
   const Json& e = j["cpu/fused"]["exponent"];
   CHECK(e["value"] == fused.exponent);
   CHECK(e["lower_value"] == *fused.ci95_low);
@@ -56,8 +56,7 @@ TEST_CASE("BMF latency is the statistic's time with the min and median as its bo
   CHECK(l["lower_value"] == 9000);
   CHECK(l["upper_value"] == 13500);
 
-  RunResult run = synthetic_run();
-  run.config.statistic = Statistic::median;
+  const RunResult run = readbench::test::with_statistic(synthetic_run(), Statistic::median);
   const Json median = export_bmf(report_of(run));
   const Json& m = median["cpu/fused/L=16"]["latency"];
   CHECK(m["value"] == 1500);
@@ -71,8 +70,9 @@ TEST_CASE("gab lists every timed point, then the per-token cost and exponent of 
   std::vector<std::string> names;
   for (const Json& e : j) names.push_back(e["name"]);
   CHECK(names == std::vector<std::string>{"cpu/gather L=16", "cpu/gather L=64",
-                                          "cpu/gather per-token cost", "cpu/gather exponent",
-                                          "cpu/fused L=16", "cpu/fused L=64", "cpu/fused L=256",
+                                          "cpu/gather marginal cost", "cpu/gather per-token cost",
+                                          "cpu/gather exponent", "cpu/fused L=16", "cpu/fused L=64",
+                                          "cpu/fused L=256", "cpu/fused marginal cost",
                                           "cpu/fused per-token cost", "cpu/fused exponent"});
   for (const Json& e : j) {
     CHECK(e["value"].is_number());
@@ -93,12 +93,17 @@ TEST_CASE("gab entries carry nanoseconds, per-token nanoseconds and the exponent
   CHECK(c["extra"] == "t(L)/L at L=256, the longest fitted length");
   const Json& e = entry(j, "cpu/fused exponent");
   CHECK(e["unit"] == "exponent");
-  CHECK(e["value"] == synthetic_run().results[1].fit->exponent);
+  CHECK(e["value"] == synthetic_run().results[1].fit->power.exponent);
   CHECK(std::string(e["range"]).rfind("± ", 0) == 0);
   CHECK(std::string(e["extra"]).find("regime sublinear") != std::string::npos);
   const Json& g = entry(j, "cpu/gather exponent");
   CHECK_FALSE(g.contains("range"));  // no CI from two points
-  CHECK(g["extra"] == "t = c*L^p over 2 points; no CI; regime linear");
+  CHECK(g["extra"] ==
+        "t = c*L^p over 2 points with L >= 16; no CI; regime linear; asymptote not reached");
+  const Json& m = entry(j, "cpu/fused marginal cost");
+  CHECK(m["unit"] == "ns/token");
+  CHECK(m["value"].get<double>() ==
+        doctest::Approx(synthetic_run().results[1].fit->affine.marginal_s * 1e9).epsilon(1e-8));
 }
 
 TEST_CASE("export skips failed and unavailable results") {
@@ -108,7 +113,7 @@ TEST_CASE("export skips failed and unavailable results") {
   const Report rep = report_of(run);
   CHECK_FALSE(export_bmf(rep).contains("cpu/gather"));
   CHECK(export_bmf(rep).size() == 4);  // fused: the fit and three points
-  CHECK(export_gab(rep).size() == 5);
+  CHECK(export_gab(rep).size() == 6);  // three points, marginal and per-token cost, exponent
 }
 
 TEST_CASE("export refuses a report with nothing timed, naming it") {

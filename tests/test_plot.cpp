@@ -82,7 +82,7 @@ TEST_CASE("a plot draws one group per timed series, one marker per point, one li
 }
 
 TEST_CASE("each fitted line carries its exponent, with the CI where there is one") {
-  const FitResult& fused = *synthetic_run().results[1].fit;
+  const FitResult fused = synthetic_run().results[1].fit->power;
   char want[96];
   std::snprintf(want, sizeof want, "cpu/fused  p = %.2f [%.2f, %.2f]", fused.exponent,
                 *fused.ci95_low, *fused.ci95_high);
@@ -114,7 +114,7 @@ TEST_CASE("a sweep over several decades labels only the decades, each time in it
 TEST_CASE("the fitted line runs from the first length fitted to the longest") {
   RunResult run = synthetic_run();
   // fused is exactly t = c L^p; fitted from 64 its line runs through its last two points.
-  run.results[1].fit = fit_power_law({{16, 1e-6}, {64, 3e-6}, {256, 9e-6}}, 64);
+  run.results[1].fit = fit_read({{16, 1e-6}, {64, 3e-6}, {256, 9e-6}}, {64.0, {}, {}});
   const auto series = series_of(plot_svg(report_of(run)));
   REQUIRE(series.size() == 2);
   const auto gather = markers_of(series[0]), fused = markers_of(series[1]);

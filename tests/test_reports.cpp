@@ -33,6 +33,7 @@ using readbench::test::lines_of;
 using readbench::test::synthetic_host;
 using readbench::test::synthetic_report;
 using readbench::test::synthetic_run;
+using readbench::test::with_statistic;
 namespace fs = std::filesystem;
 
 namespace {
@@ -220,8 +221,8 @@ TEST_CASE("every CSV row repeats its path's exponent and per-token cost") {
   const auto col = [&](const char* name) {
     return std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
   };
-  const double fused_p = run.results[1].fit->exponent;
-  const double fused_cost = run.results[1].fit->per_token_s;
+  const double fused_p = run.results[1].fit->power.exponent;
+  const double fused_cost = run.results[1].fit->power.per_token_s;
   int fused_rows = 0;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto cells = cells_of(lines[i]);
@@ -370,12 +371,11 @@ TEST_CASE("a report is read as one series per timed result, skipping unavailable
   CHECK(fit_power_law(s[0].points).exponent == doctest::Approx(1.0).epsilon(1e-12));
   const RunResult run = synthetic_run();
   CHECK(fit_power_law(s[1].points).exponent ==
-        doctest::Approx(run.results[1].fit->exponent).epsilon(1e-12));
+        doctest::Approx(run.results[1].fit->power.exponent).epsilon(1e-12));
 }
 
 TEST_CASE("a report whose statistic is the median is re-fitted on medians") {
-  RunResult run = synthetic_run();
-  run.config.statistic = Statistic::median;
+  const RunResult run = with_statistic(synthetic_run(), Statistic::median);
   const auto s = parse_points(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump());
   REQUIRE(s.size() == 2);
   CHECK(s[1].points[0].seconds == 1.5e-6);
@@ -455,18 +455,18 @@ TEST_CASE("a report reads back with its results, points and fits as written") {
   CHECK(fused->points[2].seconds == 9e-6);
   CHECK(fused->points[2].median_s == 1.5 * 9e-6);
   REQUIRE(fused->fit);
-  const FitResult& f = *run.results[1].fit;
-  CHECK(fused->fit->exponent == f.exponent);
-  CHECK(fused->fit->ci95_low == f.ci95_low);
-  CHECK(fused->fit->ci95_high == f.ci95_high);
-  CHECK(fused->fit->regime == f.regime);
-  CHECK(fused->fit->per_token_s == f.per_token_s);
-  CHECK(fused->fit->longest_length == 256);
-  CHECK(fused->fit->n_points == 3);
+  const FitResult f = run.results[1].fit->power;
+  CHECK(fused->fit->power.exponent == f.exponent);
+  CHECK(fused->fit->power.ci95_low == f.ci95_low);
+  CHECK(fused->fit->power.ci95_high == f.ci95_high);
+  CHECK(fused->fit->power.regime == f.regime);
+  CHECK(fused->fit->power.per_token_s == f.per_token_s);
+  CHECK(fused->fit->power.longest_length == 256);
+  CHECK(fused->fit->power.n_points == 3);
   const ReportResult* gather = rep.find("cpu", "gather");
   REQUIRE(gather != nullptr);
   REQUIRE(gather->fit);
-  CHECK_FALSE(gather->fit->ci95_low);  // two points: a null CI
+  CHECK_FALSE(gather->fit->power.ci95_low);  // two points: a null CI
   const ReportResult* cuda = rep.find("cuda", "fused");
   REQUIRE(cuda != nullptr);
   CHECK(cuda->status == "unavailable");
@@ -477,8 +477,7 @@ TEST_CASE("a report reads back with its results, points and fits as written") {
 }
 
 TEST_CASE("a report read back names the GPUs beside the host and uses its statistic") {
-  RunResult run = synthetic_run();
-  run.config.statistic = Statistic::median;
+  RunResult run = with_statistic(synthetic_run(), Statistic::median);
   GpuInfo gpu;
   gpu.name = "NVIDIA H200";
   run.backends[1].gpu = gpu;
@@ -495,8 +494,12 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
     spoil(j);
     return error_message([&] { parse_report(j.dump(), "base.json"); });
   };
-  CHECK(refused([](Json& j) { j["schema_version"] = 2; }) ==
-        "base.json: schema_version 2 is not the supported 1");
+  CHECK(refused([](Json& j) { j["schema_version"] = 3; }) ==
+        "base.json: schema_version 3 is not one this readbench reads (2, or 1)");
+  CHECK(refused([](Json& j) { j["schema_version"] = 1.5; }) ==
+        "base.json: schema_version 1.5 is not one this readbench reads (2, or 1)");
+  CHECK(refused([](Json& j) { j["schema_version"] = 1e308; }) ==
+        "base.json: schema_version 1e+308 is not one this readbench reads (2, or 1)");
   CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
         "base.json: report.schema_version is missing");
   CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==

@@ -226,6 +226,7 @@ TEST_CASE("a sweep with no path, no length or negative threads is rejected") {
   c.paths.clear();
   CHECK(error_message([&] { validate(c); }).find("--path") != std::string::npos);
   c = SweepConfig{};
+  c.auto_lengths = false;
   c.lengths.clear();
   CHECK(error_message([&] { validate(c); }).find("--lengths") != std::string::npos);
   c = SweepConfig{};

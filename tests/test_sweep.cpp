@@ -105,6 +105,7 @@ struct Fakes {
 SweepConfig small_sweep(BackendChoice backend) {
   SweepConfig c;
   c.backend = backend;
+  c.auto_lengths = false;
   c.lengths = {16, 64, 256};
   c.shape.batch = 1;
   c.shape.q_heads = 4;
@@ -159,7 +160,7 @@ TEST_CASE("the path that passes verification is still timed and fitted beside a 
   CHECK(gather.points.size() == 3);
   CHECK(fakes.logs["cpu"].time_calls[Path::gather] > 0);
   REQUIRE(gather.fit);
-  CHECK(gather.fit->exponent == doctest::Approx(1.0).epsilon(1e-9));
+  CHECK(gather.fit->power.exponent == doctest::Approx(1.0).epsilon(1e-9));
 }
 
 TEST_CASE("a failed verification makes all_checks_passed false") {
@@ -340,6 +341,7 @@ TEST_CASE(
   };
   SweepConfig c = small_sweep(BackendChoice::auto_);
   c.shape.batch = 1 << 20;
+  c.auto_lengths = false;
   c.lengths = {16, std::int64_t(1) << 30};
   const std::string msg = error_message([&] { run_sweep(c, {}, count); });
   CHECK(msg.find("bytes") != std::string::npos);

@@ -54,6 +54,17 @@ class Backend {
 
   virtual Bandwidths measure_bandwidths() = 0;
 
+  // Bytes free now in the memory this backend's calls read (host memory for the CPU, device
+  // memory for a GPU), for sizing the longest length a grid may take on.
+  virtual std::int64_t memory_available_bytes() const { return host_memory_available_bytes(); }
+  // Bytes a prepared workload takes there: pools, queries, outputs, tables and the gather
+  // path's contiguous history.
+  virtual std::int64_t workload_bytes(const Workload& w) const {
+    return host_workload_bytes(w) +
+           std::int64_t(w.replicas) * w.io_elements() * std::int64_t(element_size(w.dtype)) +
+           w.kv_bytes_per_call();
+  }
+
   // Takes the inputs of all following calls. Throws BackendError when they cannot fit.
   virtual void prepare(HostWorkload&& w) = 0;
   // One call on replica 0 into a poisoned (NaN) output; returns the output [B, Hq, D] in f64.

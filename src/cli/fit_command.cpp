@@ -1,4 +1,4 @@
-// `readbench fit`: the guarded power-law fit of user-supplied points (SPEC §4, §5).
+// `readbench fit`: the power law and the fixed + marginal decomposition of user-supplied points.
 #include <iostream>
 #include <memory>
 
@@ -15,15 +15,17 @@ namespace {
 
 struct FitOptions {
   std::string input = "-";
-  double fit_from = 0;
+  std::string fit_from = "auto";
   std::string json_path;
 };
 
 int run(const FitOptions& o) {
   if (!o.json_path.empty()) check_writable(o.json_path);
   const auto series = parse_points(read_input(o.input));
-  std::vector<FitResult> fits;  // all fitted before anything is written
-  for (const auto& s : series) fits.push_back(fit_power_law(s.points, o.fit_from));
+  const std::optional<double> fit_from = parse_fit_from(o.fit_from);
+  std::vector<ReadFit> fits;  // all fitted before anything is written
+  for (const auto& s : series)
+    fits.push_back(fit_read(s.points, {fit_from, s.kv_bytes_per_token, s.read_ceiling_gbps}));
 
   if (!o.json_path.empty()) {
     Json out;
@@ -43,7 +45,7 @@ int run(const FitOptions& o) {
   if (o.json_path != "-")
     for (std::size_t i = 0; i < series.size(); ++i)
       std::cout << (series[i].label.empty() ? "fit" : series[i].label) << ":\n"
-                << format_fit(fits[i]);
+                << format_fit(fits[i], series[i].points);
   return 0;
 }
 
@@ -51,12 +53,14 @@ int run(const FitOptions& o) {
 
 void setup_fit_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<FitOptions>();
-  CLI::App* sub =
-      app.add_subcommand("fit",
-                         "Fit t = c*L^p to points: CSV (length,seconds header), a JSON array of "
-                         "{length, seconds}, or a readbench report");
+  CLI::App* sub = app.add_subcommand(
+      "fit",
+      "Fit t = c*L^p and t = t0 + b*L to points: CSV (length,seconds header), a JSON array of "
+      "{length, seconds}, or a readbench report");
   sub->add_option("file", o->input, "Input file, or - for stdin")->capture_default_str();
-  sub->add_option("--fit-from", o->fit_from, "Fit only lengths >= this (0: all)")
+  sub->add_option("--fit-from", o->fit_from,
+                  "Fit lengths >= this: auto (from the first length whose time is at least 80% "
+                  "length-dependent) or a length (0: all)")
       ->capture_default_str();
   sub->add_option("--json", o->json_path, "Write the fit as JSON to FILE (- for stdout)");
   sub->callback([o, &exit_code] { exit_code = run(*o); });

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,16 @@ CLI::Validator not_negative() {
         return !s.empty() && s.front() == '-' ? "must not be negative, got " + s : std::string();
       },
       "NOT NEGATIVE");
+}
+
+std::optional<double> parse_fit_from(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) ||
+      v < 0)
+    throw InputError("--fit-from must be auto or a finite length >= 0, got '" + text + "'");
+  return v;
 }
 
 void add_shape_options(CLI::App* app, Shape& s) {

@@ -1,6 +1,7 @@
 #pragma once
 // Options several subcommands share, and the reading of an input file or stdin.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@ namespace readbench::cli {
 
 // Rejects a leading minus sign, which unsigned options would otherwise wrap around.
 CLI::Validator not_negative();
+
+// "auto" (empty: the fit picks its region) or a length >= 0. Throws InputError naming the value.
+std::optional<double> parse_fit_from(const std::string& text);
 
 // --batch, --q-heads, --kv-heads, --head-dim, --block-size with the SPEC §2 defaults.
 void add_shape_options(CLI::App* app, Shape& shape);

@@ -18,8 +18,8 @@ namespace {
 
 struct RunOptions {
   SweepConfig config;
-  std::string backend = "auto", path = "all", lengths = "16,64,256,1024,4096", dtype = "bf16",
-              cache = "cold", statistic = "min";
+  std::string backend = "auto", path = "all", lengths = "auto", dtype = "bf16", cache = "cold",
+              statistic = "min", fit_from = "auto";
   std::string json_path, csv_path;
 };
 
@@ -28,7 +28,9 @@ int run(RunOptions& o) {
   c.backend = parse_backend_choice(o.backend);
   c.paths = o.path == "all" ? std::vector<Path>{Path::gather, Path::fused}
                             : std::vector<Path>{parse_path(o.path)};
-  c.lengths = parse_lengths(o.lengths);
+  c.auto_lengths = o.lengths == "auto";
+  if (!c.auto_lengths) c.lengths = parse_lengths(o.lengths);
+  c.fit_from = parse_fit_from(o.fit_from);
   c.dtype = parse_dtype(o.dtype);
   c.sampling.cache = parse_cache_state(o.cache);
   c.statistic = parse_statistic(o.statistic);
@@ -67,7 +69,15 @@ void setup_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--path", o->path, "gather, fused or all")->capture_default_str();
   sub->add_option("-L,--lengths", o->lengths,
-                  "History lengths: increasing list (16,64,256) or geometric range (16:65536:x4)")
+                  "History lengths: auto (x4 from 16 until each path reaches its asymptote), an "
+                  "increasing list (16,64,256) or a geometric range (16:65536:x4)")
+      ->capture_default_str();
+  sub->add_option("--max-length", o->config.max_length,
+                  "With --lengths auto: the longest length the grid may time")
+      ->check(not_negative())
+      ->capture_default_str();
+  sub->add_option("--sweep-budget", o->config.sweep_budget_s,
+                  "With --lengths auto: seconds per backend after which no new length starts")
       ->capture_default_str();
   add_shape_options(sub, o->config.shape);
   sub->add_option("--dtype", o->dtype, "Storage type of q, K/V and output: f32, f16 or bf16")
@@ -86,7 +96,9 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--statistic", o->statistic,
                   "Per-point time the fit uses: min (best-of) or median")
       ->capture_default_str();
-  sub->add_option("--fit-from", o->config.fit_from, "Fit only lengths >= this (0: all)")
+  sub->add_option("--fit-from", o->fit_from,
+                  "Fit lengths >= this: auto (from the first length whose time is at least 80% "
+                  "length-dependent) or a length (0: all)")
       ->capture_default_str();
   sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")
       ->capture_default_str();

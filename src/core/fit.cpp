@@ -13,14 +13,8 @@ namespace readbench {
 namespace {
 
 std::string num(double v) {
-  std::ostringstream os;
-  os.precision(10);
-  os << v;
-  return os.str();
+  return format_number(v);
 }
-
-// Without a CI, a last segment further than this from p means the asymptote is not reached.
-constexpr double kAsymptoteToleranceWithoutCi = 0.15;
 
 void check_point(const TimedPoint& p, std::size_t index) {
   if (!std::isfinite(p.length) || p.length <= 0)
@@ -32,6 +26,38 @@ void check_point(const TimedPoint& p, std::size_t index) {
 }
 
 }  // namespace
+
+std::string format_number(double v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << v;
+  return os.str();
+}
+
+double student_t95(int dof) {
+  const boost::math::students_t dist(dof);
+  return boost::math::quantile(boost::math::complement(dist, 0.025));
+}
+
+std::vector<TimedPoint> guarded_points(const std::vector<TimedPoint>& all, double fit_from) {
+  if (!std::isfinite(fit_from) || fit_from < 0)
+    throw InputError("--fit-from must be a finite length >= 0, got " + num(fit_from));
+  for (std::size_t i = 0; i < all.size(); ++i) check_point(all[i], i);
+  std::vector<TimedPoint> pts;
+  for (const auto& p : all)
+    if (p.length >= fit_from) pts.push_back(p);
+  if (pts.size() < 2)
+    throw TooFewPoints("the fit needs at least 2 points" +
+                       (fit_from > 0 ? " with length >= " + num(fit_from) : std::string()) +
+                       ", got " + std::to_string(pts.size()));
+  const bool one_length = std::all_of(
+      pts.begin(), pts.end(), [&](const TimedPoint& p) { return p.length == pts.front().length; });
+  if (one_length)
+    throw TooFewDistinctLengths("the fit needs at least 2 distinct lengths, all " +
+                                std::to_string(pts.size()) + " points have length " +
+                                num(pts.front().length));
+  return pts;
+}
 
 std::string_view to_string(Regime r) {
   switch (r) {
@@ -55,17 +81,7 @@ Regime regime_of(double p) {
 }
 
 FitResult fit_power_law(const std::vector<TimedPoint>& all, double fit_from) {
-  if (!std::isfinite(fit_from) || fit_from < 0)
-    throw InputError("--fit-from must be a finite length >= 0, got " + num(fit_from));
-  for (std::size_t i = 0; i < all.size(); ++i) check_point(all[i], i);
-
-  std::vector<TimedPoint> pts;
-  for (const auto& p : all)
-    if (p.length >= fit_from) pts.push_back(p);
-  if (pts.size() < 2)
-    throw TooFewPoints("the fit needs at least 2 points" +
-                       (fit_from > 0 ? " with length >= " + num(fit_from) : std::string()) +
-                       ", got " + std::to_string(pts.size()));
+  const std::vector<TimedPoint> pts = guarded_points(all, fit_from);
 
   // ln L -> mean ln t per distinct length (repeated lengths are averaged for segments).
   std::map<double, std::pair<double, int>> by_length;
@@ -74,10 +90,6 @@ FitResult fit_power_law(const std::vector<TimedPoint>& all, double fit_from) {
     sum += std::log(p.seconds);
     ++count;
   }
-  if (by_length.size() < 2)
-    throw TooFewDistinctLengths("the fit needs at least 2 distinct lengths, all " +
-                                std::to_string(pts.size()) + " points have length " +
-                                num(pts.front().length));
 
   const double n = double(pts.size());
   double mx = 0, my = 0;
@@ -111,17 +123,12 @@ FitResult fit_power_law(const std::vector<TimedPoint>& all, double fit_from) {
   const int dof = f.n_points - 2;
   if (dof > 0) {
     const double se = std::sqrt(ss_res / dof / sxx);
-    const boost::math::students_t dist(dof);
-    const double half = boost::math::quantile(boost::math::complement(dist, 0.025)) * se;
+    const double half = student_t95(dof) * se;
     f.stderr_exponent = se;
     f.ci95_low = f.exponent - half;
     f.ci95_high = f.exponent + half;
-    // An exact power law leaves no residual, so no CI width: rounding alone must not read
-    // as a missed asymptote.
-    f.asymptote_tolerance = std::max(half, 1e-9 * std::max(1.0, std::abs(f.exponent)));
   } else {
     f.ci95_reason = "2 points leave no degrees of freedom for a confidence interval";
-    f.asymptote_tolerance = kAsymptoteToleranceWithoutCi;
   }
 
   const auto& [l_max, longest] = *by_length.rbegin();
@@ -135,7 +142,6 @@ FitResult fit_power_law(const std::vector<TimedPoint>& all, double fit_from) {
     f.segments.push_back(
         {it->first, next->first, (y1 - y0) / (std::log(next->first) - std::log(it->first))});
   }
-  f.asymptote_reached = std::abs(f.segments.back().exponent - f.exponent) <= f.asymptote_tolerance;
   return f;
 }
 

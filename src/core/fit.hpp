@@ -1,5 +1,5 @@
 #pragma once
-// The guarded power-law fit of SPEC §4: t = c * L^p by ordinary least squares of ln t on ln L.
+// The guarded power-law fit: t = c * L^p by ordinary least squares of ln t on ln L.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,12 +38,21 @@ struct FitResult {
   int n_points = 0;
   double fit_from = 0;  // smallest length admitted (0: all)
   std::vector<Segment> segments;
-  bool asymptote_reached = true;
-  double asymptote_tolerance = 0;  // CI half-width, or 0.15 where there is no CI
 };
 
 // Throws TooFewPoints, TooFewDistinctLengths, BadLength or BadTime (all FitError) naming the
 // offending value. Points with length < fit_from are dropped before the guards apply.
 FitResult fit_power_law(const std::vector<TimedPoint>& points, double fit_from = 0);
+
+// The guards every fit shares: each point's length and time finite and > 0 (BadLength,
+// BadTime), then at least 2 points and 2 distinct lengths with length >= fit_from
+// (TooFewPoints, TooFewDistinctLengths). Returns those points.
+std::vector<TimedPoint> guarded_points(const std::vector<TimedPoint>& points, double fit_from);
+
+// Two-sided 95% Student's t quantile for `dof` degrees of freedom (dof >= 1).
+double student_t95(int dof);
+
+// "12.5", "1e-09": a number as error messages print it.
+std::string format_number(double v);
 
 }  // namespace readbench

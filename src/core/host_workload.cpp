@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -40,6 +41,25 @@ void fill(AlignedBuffer& buf, DType t, std::uint64_t seed, TensorId id, std::int
 }
 
 }  // namespace
+
+std::int64_t host_workload_bytes(const Workload& w) {
+  const long double bytes = 2.0L * w.pool_elements() * element_size(w.dtype) +
+                            (long double)w.replicas * w.io_elements() * element_size(w.dtype) +
+                            (long double)w.num_blocks() * sizeof(std::int32_t);
+  return bytes > 9e18L ? std::numeric_limits<std::int64_t>::max() : std::int64_t(bytes);
+}
+
+std::int64_t host_memory_available_bytes() {
+  // MemAvailable counts the page cache the kernel can drop; free memory alone would
+  // understate it on any machine that has read files.
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::int64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return std::int64_t(::sysconf(_SC_AVPHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
+}
 
 void check_host_memory(const Workload& w) {
   // Size the whole workload before allocating any of it, in floating point so that no

@@ -37,6 +37,12 @@ struct HostWorkload {
   }
 };
 
+// Bytes of host memory a workload takes: pools, queries and block tables.
+std::int64_t host_workload_bytes(const Workload& w);
+
+// Host memory a new allocation can take now without swapping (MemAvailable), in bytes.
+std::int64_t host_memory_available_bytes();
+
 // Throws InputError naming the bytes when the whole workload (pools, queries, block tables
 // and a check's f64 outputs) cannot fit in a fifth less than this machine's memory, or its
 // length is beyond 2^40 tokens. make_host_workload calls it before allocating anything.

@@ -19,6 +19,24 @@ std::string_view to_string(Status s) {
   return "?";
 }
 
+std::string_view to_string(GridStop s) {
+  switch (s) {
+    case GridStop::explicit_lengths:
+      return "explicit";
+    case GridStop::reached:
+      return "reached";
+    case GridStop::max_length:
+      return "max_length";
+    case GridStop::sweep_budget:
+      return "sweep_budget";
+    case GridStop::memory:
+      return "memory";
+    case GridStop::not_timed:
+      return "not_timed";
+  }
+  return "?";
+}
+
 BackendChoice parse_backend_choice(std::string_view s) {
   if (s == "cpu") return BackendChoice::cpu;
   if (s == "cuda") return BackendChoice::cuda;

@@ -9,7 +9,7 @@
 
 #include "backends/backend.hpp"
 #include "core/bytes_model.hpp"
-#include "core/fit.hpp"
+#include "core/read_fit.hpp"
 #include "measure/sampler.hpp"
 
 namespace readbench {
@@ -25,16 +25,26 @@ enum class Statistic { min, median };
 Statistic parse_statistic(std::string_view s);  // throws InputError
 std::string_view to_string(Statistic s);
 
+// The grid of `--lengths auto`: x4 from 16 (so it shares the lengths 16, 64, 256, 1024, 4096)
+// until each path reaches its asymptote (read_fit.hpp), within the bounds below.
+constexpr std::int64_t kAutoFirstLength = 16;
+constexpr std::int64_t kAutoLengthFactor = 4;
+// At most this share of the memory available when a backend opens goes to one workload.
+constexpr double kAutoMemoryShare = 0.5;
+
 struct SweepConfig {
   BackendChoice backend = BackendChoice::auto_;
   std::vector<Path> paths{Path::gather, Path::fused};
-  std::vector<std::int64_t> lengths{16, 64, 256, 1024, 4096};
+  bool auto_lengths = true;           // grow the grid per path; `lengths` is then unused
+  std::vector<std::int64_t> lengths;  // an explicit grid, increasing
+  std::int64_t max_length = 4194304;  // auto grid: the longest length it may time
+  double sweep_budget_s = 120;        // auto grid: seconds per backend before no new length starts
   Shape shape;
   DType dtype = DType::bf16;
   SamplingPolicy sampling;
   Statistic statistic = Statistic::min;  // what the fit, GB/s and speedups use
-  double fit_from = 0;
-  int threads = 0;  // 0: all cores
+  std::optional<double> fit_from;        // empty: auto (read_fit.hpp)
+  int threads = 0;                       // 0: all cores
   int device = 0;
   std::uint64_t seed = 42;
 };
@@ -59,6 +69,17 @@ struct PointResult {
   double ceiling_fraction = 0;
 };
 
+// Why a path's grid ended.
+enum class GridStop {
+  explicit_lengths,  // every length of an explicit --lengths list was timed
+  reached,           // auto: the asymptote was reached
+  max_length,        // auto: the next length was past --max-length
+  sweep_budget,      // auto: the next length would not fit in --sweep-budget
+  memory,            // auto: the next length needs more than its share of the memory
+  not_timed,         // the path was never timed (failed, unavailable)
+};
+std::string_view to_string(GridStop s);
+
 struct PathResult {
   std::string backend;
   Path path = Path::fused;
@@ -66,8 +87,10 @@ struct PathResult {
   std::string reason;
   std::vector<CheckResult> checks;
   std::vector<PointResult> points;
-  std::optional<FitResult> fit;
-  std::string fit_error;  // why there is no fit, when there is none
+  std::optional<ReadFit> fit;  // its shares are in the points' order
+  std::string fit_error;       // why there is no fit, when there is none
+  GridStop grid_stop = GridStop::not_timed;
+  std::string grid_reason;  // one line, for a grid a bound stopped
 };
 
 struct BackendResult {

@@ -1,7 +1,10 @@
 #include "measure/sweep.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,14 +28,121 @@ std::string fmt(double v) {
   return buf;
 }
 
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// K and V bytes a call reads per token of history.
+double kv_bytes_per_token(const SweepConfig& c) {
+  return double(Workload{c.shape, c.dtype, 1, 1, c.seed}.kv_bytes_per_call());
+}
+
+ReadFitOptions fit_options(const SweepConfig& c, const BackendResult& info) {
+  return {c.fit_from, kv_bytes_per_token(c), info.bandwidths.read_gbps};
+}
+
+std::vector<TimedPoint> timed_points(const PathResult& r) {
+  std::vector<TimedPoint> pts;
+  for (const auto& p : r.points) pts.push_back({double(p.length), p.seconds});
+  return pts;
+}
+
+// Whether a path's points so far reach the asymptote (read_fit.hpp).
+bool reached(const PathResult& r, const SweepConfig& c, const BackendResult& info) {
+  try {
+    return fit_read(timed_points(r), fit_options(c, info)).asymptote_reached;
+  } catch (const FitError&) {
+    return false;  // too few points yet
+  }
+}
+
+std::string bytes_text(double bytes) {
+  return fmt(bytes / double(1ll << 30)) + " GiB";
+}
+
+// The auto grid's bounds, checked before a length is prepared: nothing is allocated past them.
+struct GridBounds {
+  const SweepConfig& c;
+  Clock::time_point backend_start;
+  double host_available = 0, backend_available = 0;  // bytes, when the backend opened
+
+  // Why `len` may not start, or empty.
+  std::optional<std::pair<GridStop, std::string>> stop_before(const Backend& backend,
+                                                              const Workload& w,
+                                                              double last_length_s) const {
+    const std::string at = "L=" + std::to_string(w.length);
+    if (w.length > c.max_length)
+      return std::pair{GridStop::max_length,
+                       at + " is past --max-length " + std::to_string(c.max_length)};
+    const double spent = since(backend_start);
+    // Time grows at most linearly with the length: a x4 step takes at most 4x the last.
+    const double next = kAutoLengthFactor * last_length_s;
+    if (spent + next > c.sweep_budget_s)
+      return std::pair{GridStop::sweep_budget,
+                       at + " would take about " + fmt(next) + " s more after " + fmt(spent) +
+                           " s, past --sweep-budget " + fmt(c.sweep_budget_s) + " s"};
+    return memory_stop(backend, w);
+  }
+
+  // Why a workload would take more than its share of the memory, or empty.
+  std::optional<std::pair<GridStop, std::string>> memory_stop(const Backend& backend,
+                                                              const Workload& w) const {
+    const std::string at = "L=" + std::to_string(w.length);
+    const double host = double(host_workload_bytes(w));
+    if (host > kAutoMemoryShare * host_available)
+      return std::pair{GridStop::memory, at + " needs " + bytes_text(host) +
+                                             " of host memory, more than half of the " +
+                                             bytes_text(host_available) + " available"};
+    const double own = double(backend.workload_bytes(w));
+    if (own > kAutoMemoryShare * backend_available)
+      return std::pair{GridStop::memory, at + " needs " + bytes_text(own) + " of " +
+                                             std::string(backend.name()) +
+                                             " memory, more than half of the " +
+                                             bytes_text(backend_available) + " available"};
+    return std::nullopt;
+  }
+};
+
+void time_point(Backend& backend, const SweepConfig& c, const BackendResult& info, Workload& tw,
+                PathResult& r, const std::function<bool(const Workload&)>& fits) {
+  Measurement m = measure_point(backend, r.path, c.sampling);
+  // Cold batches must read a replica no earlier call of the sample touched: when the
+  // batch outgrew the replicas, build a quarter more than it (the repeated estimate can
+  // come out a call longer) and measure again. A sample of one call needs no replica.
+  if (c.sampling.cache == CacheState::cold && m.calls_per_sample > tw.replicas &&
+      tw.replicas < max_replicas(tw.kv_bytes_per_call())) {
+    Workload more = tw;
+    more.replicas = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4,
+                             max_replicas(tw.kv_bytes_per_call()));
+    if (fits(more)) {
+      tw = more;
+      backend.prepare(make_host_workload(tw));
+      m = measure_point(backend, r.path, c.sampling);
+    }
+  }
+  PointResult pt;
+  pt.length = tw.length;
+  pt.replicas = tw.replicas;
+  pt.measurement = m;
+  pt.bytes = bytes_per_call(tw, r.path);
+  pt.seconds = c.statistic == Statistic::min ? m.per_call.min : m.per_call.median;
+  pt.gbps = double(pt.bytes.total()) / pt.seconds / 1e9;
+  pt.ceiling_fraction = pt.gbps / info.bandwidths.read_gbps;
+  r.points.push_back(pt);
+}
+
 void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
                  std::vector<PathResult>& mine, const Progress& progress) {
+  const auto backend_start = Clock::now();
   const std::string name(backend.name());
   auto say = [&](const std::string& s) {
     if (progress) progress(name + ": " + s);
   };
   say("measuring memory ceilings");
   info.bandwidths = backend.measure_bandwidths();
+  const GridBounds bounds{c, backend_start, double(host_memory_available_bytes()),
+                          double(backend.memory_available_bytes())};
 
   for (Path p : c.paths) {
     PathResult r;
@@ -55,49 +165,53 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     }
   }
 
-  for (std::int64_t len : c.lengths) {
+  std::vector<PathResult*> active;  // paths whose grid goes on
+  for (PathResult& r : mine)
+    if (r.status == Status::ok) active.push_back(&r);
+  const auto fits_bounds = [&](const Workload& tw) {
+    return !c.auto_lengths || !bounds.memory_stop(backend, tw);
+  };
+  double last_length_s = 0;
+  for (std::size_t step = 0; !active.empty(); ++step) {
+    if (!c.auto_lengths && step == c.lengths.size()) {
+      for (PathResult* r : active) r->grid_stop = GridStop::explicit_lengths;
+      break;
+    }
+    std::int64_t len = c.auto_lengths ? kAutoFirstLength : c.lengths[step];
+    for (std::size_t i = 0; c.auto_lengths && i < step; ++i) len *= kAutoLengthFactor;
     Workload tw{c.shape, c.dtype, len, 1, c.seed};
     tw.replicas = c.sampling.cache == CacheState::hot
                       ? 1
                       : replicas_for(tw.kv_bytes_per_call(), backend.cache_bytes(),
                                      backend.timer_resolution_s(), info.bandwidths.read_gbps);
-    bool prepared = false;
-    for (PathResult& r : mine) {
-      if (r.status != Status::ok) continue;
-      if (!prepared) {
-        backend.prepare(make_host_workload(tw));
-        prepared = true;
+    if (c.auto_lengths) {
+      if (auto stop = bounds.stop_before(backend, tw, last_length_s)) {
+        for (PathResult* r : active) {
+          r->grid_stop = stop->first;
+          r->grid_reason = stop->second;
+        }
+        break;
       }
-      say("timing " + std::string(to_string(r.path)) + " at L=" + std::to_string(len));
-      Measurement m = measure_point(backend, r.path, c.sampling);
-      // Cold batches must read a replica no earlier call of the sample touched: when the
-      // batch outgrew the replicas, build a quarter more than it (the repeated estimate can
-      // come out a call longer) and measure again. A sample of one call needs no replica.
-      if (c.sampling.cache == CacheState::cold && m.calls_per_sample > tw.replicas &&
-          tw.replicas < max_replicas(tw.kv_bytes_per_call())) {
-        tw.replicas = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4,
-                               max_replicas(tw.kv_bytes_per_call()));
-        backend.prepare(make_host_workload(tw));
-        m = measure_point(backend, r.path, c.sampling);
-      }
-      PointResult pt;
-      pt.length = len;
-      pt.replicas = tw.replicas;
-      pt.measurement = m;
-      pt.bytes = bytes_per_call(tw, r.path);
-      pt.seconds = c.statistic == Statistic::min ? m.per_call.min : m.per_call.median;
-      pt.gbps = double(pt.bytes.total()) / pt.seconds / 1e9;
-      pt.ceiling_fraction = pt.gbps / info.bandwidths.read_gbps;
-      r.points.push_back(pt);
     }
+    const auto length_start = Clock::now();
+    backend.prepare(make_host_workload(tw));
+    for (PathResult* r : active) {
+      say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
+      time_point(backend, c, info, tw, *r, fits_bounds);
+    }
+    last_length_s = since(length_start);
+    if (c.auto_lengths)
+      std::erase_if(active, [&](PathResult* r) {
+        if (!reached(*r, c, info)) return false;
+        r->grid_stop = GridStop::reached;
+        return true;
+      });
   }
 
   for (PathResult& r : mine) {
     if (r.status != Status::ok) continue;
-    std::vector<TimedPoint> pts;
-    for (const auto& p : r.points) pts.push_back({double(p.length), p.seconds});
     try {
-      r.fit = fit_power_law(pts, c.fit_from);
+      r.fit = fit_read(timed_points(r), fit_options(c, info));
     } catch (const FitError& e) {
       r.fit_error = e.what();
     }
@@ -140,15 +254,22 @@ void validate(const SweepConfig& c) {
   c.shape.validate();
   validate(c.sampling);
   if (c.paths.empty()) throw InputError("--path selects no path");
-  if (c.lengths.empty()) throw InputError("--lengths is empty");
+  if (!c.auto_lengths && c.lengths.empty()) throw InputError("--lengths is empty");
+  if (c.auto_lengths && c.max_length < kAutoFirstLength)
+    throw InputError("--max-length must be at least " + std::to_string(kAutoFirstLength) +
+                     " with --lengths auto, got " + std::to_string(c.max_length));
+  if (!std::isfinite(c.sweep_budget_s) || c.sweep_budget_s <= 0)
+    throw InputError("--sweep-budget must be a finite number of seconds > 0, got " +
+                     fmt(c.sweep_budget_s));
   if (c.threads < 0) throw InputError("--threads must be >= 0, got " + std::to_string(c.threads));
   if (c.device < 0) throw InputError("--device must be >= 0, got " + std::to_string(c.device));
-  if (!std::isfinite(c.fit_from) || c.fit_from < 0)
-    throw InputError("--fit-from must be a finite length >= 0, got " + std::to_string(c.fit_from));
+  if (c.fit_from && (!std::isfinite(*c.fit_from) || *c.fit_from < 0))
+    throw InputError("--fit-from must be auto or a finite length >= 0, got " +
+                     format_number(*c.fit_from));
   // A workload this machine cannot hold is bad input under every --backend, refused before
-  // anything is measured: the longest length, or the partial block the checks add
-  // (verify.cpp), on one replica.
-  const std::int64_t longest = std::max(*std::max_element(c.lengths.begin(), c.lengths.end()),
+  // anything is measured: the longest explicit length, or the partial block the checks add
+  // (verify.cpp), on one replica. An auto grid stops before its memory bound instead.
+  const std::int64_t longest = std::max(c.auto_lengths ? kAutoFirstLength : c.lengths.back(),
                                         std::int64_t(c.shape.block_size) + 1);
   check_host_memory(Workload{c.shape, c.dtype, longest, 1, c.seed});
 }

@@ -31,8 +31,10 @@ std::vector<std::int64_t> verification_lengths(const SweepConfig& c) {
   // About 2^27 multiply-adds per reference pass: well under a second on two cores.
   const std::int64_t per_token = std::int64_t(s.batch) * s.q_heads * s.head_dim;
   const std::int64_t affordable = std::max<std::int64_t>(s.block_size + 1, (1ll << 27) / per_token);
-  const std::int64_t longest = c.lengths.back();
-  std::vector<std::int64_t> v{c.lengths.front(), s.block_size + 1,
+  // An auto grid may reach --max-length: verify as far as the reference affords.
+  const std::int64_t shortest = c.auto_lengths ? kAutoFirstLength : c.lengths.front();
+  const std::int64_t longest = c.auto_lengths ? c.max_length : c.lengths.back();
+  std::vector<std::int64_t> v{shortest, s.block_size + 1,
                               longest <= affordable ? longest : (affordable | 1)};
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());

@@ -1,6 +1,8 @@
 #include "report/check.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -24,6 +26,21 @@ std::string with_reason(const std::string& what, const std::string& reason) {
 
 bool positive_finite(double v) {
   return std::isfinite(v) && v > 0;
+}
+
+// The exponent at which a regime's band ends (flat < 0.2 <= sublinear < 0.8 <= linear < 1.25).
+double regime_upper_edge(Regime r) {
+  switch (r) {
+    case Regime::flat:
+      return 0.2;
+    case Regime::sublinear:
+      return 0.8;
+    case Regime::linear:
+      return 1.25;
+    case Regime::superlinear:
+      break;
+  }
+  return std::numeric_limits<double>::infinity();
 }
 
 // The rules of SPEC §6 for one backend/path present in both reports.
@@ -56,11 +73,33 @@ void judge(CheckRow& row, const CheckOptions& o) {
     return;
   }
 
-  const ReportFit& bf = *b.fit;
-  const ReportFit& cf = *c.fit;
+  // Exponents compare only over lengths both timed, past both fits' fixed-cost region.
+  const double from = std::max(b.fit->fit_from, c.fit->fit_from);
+  std::vector<TimedPoint> bp, cp;
+  for (const ReportPoint& p : b.points) {
+    if (p.length < from) continue;
+    for (const ReportPoint& q : c.points)
+      if (q.length == p.length) {
+        row.lengths.push_back(p.length);
+        bp.push_back({p.length, p.seconds});
+        cp.push_back({q.length, q.seconds});
+      }
+  }
+  if (int(row.lengths.size()) < kCheckMinLengths) {
+    row.reasons.push_back(strprintf(
+        "the reports share %zu length%s at or above both fits' fit_from (L >= %.0f); %d are "
+        "needed to compare exponents",
+        row.lengths.size(), row.lengths.size() == 1 ? "" : "s", from, kCheckMinLengths));
+    return;
+  }
+  row.baseline_fit = fit_power_law(bp);
+  row.current_fit = fit_power_law(cp);
+  const FitResult& bf = *row.baseline_fit;
+  const FitResult& cf = *row.current_fit;
   row.verdict = Verdict::ok;
   row.delta_exponent = cf.exponent - bf.exponent;
-  row.cost_ratio = cf.per_token_s / bf.per_token_s;  // both > 0 (report_input)
+  if (b.fit->affine.marginal_s > 0 && c.fit->affine.marginal_s > 0)
+    row.cost_ratio = c.fit->affine.marginal_s / b.fit->affine.marginal_s;
 
   const double limit = bf.exponent + o.tolerance;
   if (cf.exponent > limit + kExponentSlack) {
@@ -85,22 +124,30 @@ void judge(CheckRow& row, const CheckOptions& o) {
     }
   }
   if (cf.regime > bf.regime) {
-    row.verdict = Verdict::regression;
-    row.reasons.push_back("regime worsened: " + std::string(to_string(bf.regime)) + " -> " +
-                          std::string(to_string(cf.regime)));
-  }
-  if (o.max_cost_ratio) {
-    if (*row.cost_ratio > *o.max_cost_ratio) {
+    // The same evidence as for the exponent: the whole CI past the baseline band's upper edge.
+    const double edge = regime_upper_edge(bf.regime);
+    const double low = cf.ci95_low ? *cf.ci95_low : cf.exponent;
+    const std::string change =
+        std::string(to_string(bf.regime)) + " -> " + std::string(to_string(cf.regime));
+    if (low >= edge) {
       row.verdict = Verdict::regression;
-      row.reasons.push_back(
-          strprintf("per-token cost ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
+      row.reasons.push_back(strprintf("regime worsened: %s, the 95%% CI wholly at or above %.2f",
+                                      change.c_str(), edge));
+    } else {
+      row.notes.push_back(strprintf(
+          "regime word %s, but the 95%% CI reaches down to %.3f, below the %.2f band edge",
+          change.c_str(), low, edge));
     }
   }
-  if (bf.longest_length != cf.longest_length)
-    row.notes.push_back(
-        strprintf("per-token costs at different lengths (baseline L=%.0f, current L=%.0f), so less "
-                  "comparable",
-                  bf.longest_length, cf.longest_length));
+  if (o.max_cost_ratio) {
+    if (!row.cost_ratio) {
+      row.notes.push_back("no cost ratio: a marginal cost per token is not positive");
+    } else if (*row.cost_ratio > *o.max_cost_ratio) {
+      row.verdict = Verdict::regression;
+      row.reasons.push_back(
+          strprintf("marginal cost per token ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
+    }
+  }
 }
 
 std::string plural(int n, const char* one, const char* many) {
@@ -112,34 +159,40 @@ std::string gate_words(const CheckOptions& o) {
          (o.max_cost_ratio ? num(*o.max_cost_ratio) + "x" : std::string("off"));
 }
 
-// "0.812 [0.688, 0.930]", "0.812 (no CI)", or what stands in for a fit.
-std::string exponent_cell(const std::optional<ReportResult>& side) {
+// "0.812 [0.688, 0.930]" over the compared lengths, or what stands in for a fit.
+std::string exponent_cell(const std::optional<ReportResult>& side,
+                          const std::optional<FitResult>& compared) {
   if (!side) return "absent";
   if (side->status != "ok") return side->status;
   if (!side->fit) return "no fit";
-  const ReportFit& f = *side->fit;
+  const FitResult& f = compared ? *compared : side->fit->power;
   return exponent_with_ci(f.exponent, f.ci95_low, f.ci95_high, 3) + (f.ci95_low ? "" : " (no CI)");
 }
 
-const ReportFit* fit_of(const std::optional<ReportResult>& side) {
-  return side && side->fit ? &*side->fit : nullptr;
-}
-
 std::string regime_cell(const CheckRow& row) {
-  const ReportFit* b = fit_of(row.baseline);
-  const ReportFit* c = fit_of(row.current);
+  const FitResult* b = row.baseline_fit ? &*row.baseline_fit : nullptr;
+  const FitResult* c = row.current_fit ? &*row.current_fit : nullptr;
   if (!b && !c) return "-";
   if (b && c && b->regime == c->regime) return std::string(to_string(b->regime));
-  const auto word = [](const ReportFit* f) { return f ? std::string(to_string(f->regime)) : "-"; };
+  const auto word = [](const FitResult* f) { return f ? std::string(to_string(f->regime)) : "-"; };
   return word(b) + " -> " + word(c);
 }
 
+const ReadFit* fit_of(const std::optional<ReportResult>& side) {
+  return side && side->fit ? &*side->fit : nullptr;
+}
+
 std::string cost_cell(const CheckRow& row) {
-  const ReportFit* b = fit_of(row.baseline);
-  const ReportFit* c = fit_of(row.current);
-  const auto cost = [](const ReportFit* f) { return f ? format_seconds(f->per_token_s) : "-"; };
+  const ReadFit* b = fit_of(row.baseline);
+  const ReadFit* c = fit_of(row.current);
+  const auto cost = [](const ReadFit* f) { return f ? format_seconds(f->affine.marginal_s) : "-"; };
   if (!b && !c) return "-";
   return cost(b) + " -> " + cost(c);
+}
+
+std::string lengths_cell(const CheckRow& row) {
+  if (row.lengths.empty()) return "-";
+  return strprintf("%zu: %.0f..%.0f", row.lengths.size(), row.lengths.front(), row.lengths.back());
 }
 
 std::string verdict_cell(const CheckRow& row) {
@@ -171,18 +224,16 @@ std::string describe(const ReportOrigin& s) {
 
 Json side_to_json(const std::optional<ReportResult>& side) {
   if (!side) return nullptr;
-  Json fit = nullptr;
-  if (side->fit) {
-    const ReportFit& f = *side->fit;
-    fit = {{"exponent", f.exponent},
-           {"ci95",
-            f.ci95_low && f.ci95_high ? Json::array({*f.ci95_low, *f.ci95_high}) : Json(nullptr)},
-           {"regime", to_string(f.regime)},
-           {"per_token_s", f.per_token_s},
-           {"longest_length", f.longest_length},
-           {"n_points", f.n_points}};
-  }
-  return {{"status", side->status}, {"reason", side->reason}, {"fit", fit}};
+  return {{"status", side->status},
+          {"reason", side->reason},
+          {"fit", side->fit ? fit_to_json(*side->fit) : Json(nullptr)}};
+}
+
+Json compared_to_json(const std::optional<FitResult>& f) {
+  if (!f) return nullptr;
+  return {{"exponent", f->exponent},
+          {"ci95", f->ci95_low ? Json::array({*f->ci95_low, *f->ci95_high}) : Json(nullptr)},
+          {"regime", to_string(f->regime)}};
 }
 
 }  // namespace
@@ -275,12 +326,13 @@ std::string format_check_markdown(const CheckOutcome& r) {
   os << "### readbench check: " << (r.passed() ? "PASS" : "FAIL") << "\n\n";
   os << "Current " << describe(r.current) << " against baseline " << describe(r.baseline) << "; "
      << gate_words(r.options) << ".\n\n";
-  os << "| backend/path | baseline p [95% CI] | current p [95% CI] | Δp | regime | "
-        "per-token cost | cost ratio | verdict |\n";
-  os << "|---|---|---|---:|---|---|---:|---|\n";
+  os << "| backend/path | lengths compared | baseline p [95% CI] | current p [95% CI] | Δp | "
+        "regime | marginal cost per token | cost ratio | verdict |\n";
+  os << "|---|---|---|---|---:|---|---|---:|---|\n";
   for (const CheckRow& row : r.rows) {
-    os << "| " << markdown_cell(row.label()) << " | " << exponent_cell(row.baseline) << " | "
-       << exponent_cell(row.current) << " | "
+    os << "| " << markdown_cell(row.label()) << " | " << lengths_cell(row) << " | "
+       << exponent_cell(row.baseline, row.baseline_fit) << " | "
+       << exponent_cell(row.current, row.current_fit) << " | "
        << (row.delta_exponent ? strprintf("%+.3f", *row.delta_exponent) : "-") << " | "
        << regime_cell(row) << " | " << cost_cell(row) << " | "
        << (row.cost_ratio ? strprintf("%.2f", *row.cost_ratio) : "-") << " | " << verdict_cell(row)
@@ -302,6 +354,9 @@ Json check_to_json(const CheckOutcome& r) {
                     {"notes", row.notes},
                     {"baseline", side_to_json(row.baseline)},
                     {"current", side_to_json(row.current)},
+                    {"lengths", row.lengths},
+                    {"baseline_compared", compared_to_json(row.baseline_fit)},
+                    {"current_compared", compared_to_json(row.current_fit)},
                     {"delta_exponent", number_or_null(row.delta_exponent)},
                     {"cost_ratio", number_or_null(row.cost_ratio)}});
   return {{"verdict", r.passed() ? "pass" : "fail"},

@@ -1,5 +1,5 @@
 #pragma once
-// The CI gate of SPEC §6: each backend/path of a report judged against a baseline report.
+// The CI gate: each backend/path of a report judged against a baseline report.
 // Pure: the reports come in already read, the verdict goes out as data, markdown and JSON.
 #include <optional>
 #include <string>
@@ -30,8 +30,12 @@ std::string_view to_string(Verdict v);
 struct CheckRow {
   std::string backend, path;
   std::optional<ReportResult> baseline, current;  // empty where the report has no such result
-  std::optional<double> delta_exponent;           // current p - baseline p, both fitted
-  std::optional<double> cost_ratio;               // current / baseline per-token cost, both > 0
+  // The lengths both report at or above both fits' fit_from, and the power law of each side
+  // fitted again over just those: the exponents the rules compare.
+  std::vector<double> lengths;
+  std::optional<FitResult> baseline_fit, current_fit;
+  std::optional<double> delta_exponent;  // current p - baseline p over `lengths`
+  std::optional<double> cost_ratio;      // current / baseline marginal cost per token, both > 0
   Verdict verdict = Verdict::skipped;
   std::vector<std::string> reasons;  // each rule broken (regression), or why skipped
   std::vector<std::string> notes;    // caveats that change no verdict
@@ -50,12 +54,17 @@ struct CheckOutcome {
   bool passed() const { return regressions == 0; }
 };
 
-// One row per backend/path in either report. A regression, for a path with fits on both
-// sides: the exponent rose by more than the tolerance and its 95% CI (the point estimate
-// where it has none) lies wholly above baseline + tolerance; or the regime worsened (flat <
-// sublinear < linear < superlinear); or, with the cost gate on, the per-token cost ratio
-// exceeds it. Also a regression: a path ok in the baseline and `failed` in the current report.
-// Skipped: unavailable in the current report, absent from either, no fit on either side.
+// Lengths both sides need in common for their exponents to be compared.
+constexpr int kCheckMinLengths = 3;
+
+// One row per backend/path in either report. For a path with fits on both sides, both power
+// laws are fitted again over the lengths the two reports share at or above both fits'
+// fit_from (at least kCheckMinLengths, else the row is skipped saying so). A regression: the
+// exponent rose by more than the tolerance and its 95% CI lies wholly above baseline +
+// tolerance; or the regime worsened (flat < sublinear < linear < superlinear) with the current
+// CI wholly inside worse bands; or, with the cost gate on, the ratio of marginal costs per
+// token exceeds it. Also a regression: a path ok in the baseline and `failed` in the current
+// report. Skipped: unavailable in the current report, absent from either, no fit on either side.
 // Throws InputError when nothing is judged (a gate that compares nothing must not pass), or
 // when the cost gate is on and a per-token cost is not > 0. Validates `o` first.
 CheckOutcome check_reports(const Report& baseline, const Report& current, const CheckOptions& o);

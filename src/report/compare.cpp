@@ -88,10 +88,20 @@ Comparison compare_reports(const std::vector<Report>& reports) {
     for (const ReportResult* r : found)
       row.entries.push_back(entry_for(r, row.length, c.statistic == "min"));
     const CompareEntry first = row.entries[0];
+    const auto marginal = [](const CompareEntry& e) {
+      return e.fit && e.fit->affine.marginal_s > 0 ? std::optional(e.fit->affine.marginal_s)
+                                                   : std::nullopt;
+    };
     for (CompareEntry& e : row.entries) {
       if (e.per_token_s && first.per_token_s && *first.per_token_s > 0)
         e.cost_ratio = *e.per_token_s / *first.per_token_s;
-      if (e.fit && first.fit) e.exponent_diff = e.fit->exponent - first.fit->exponent;
+      if (marginal(e) && marginal(first)) e.marginal_ratio = *marginal(e) / *marginal(first);
+      if (e.fit && first.fit) e.exponent_diff = e.fit->power.exponent - first.fit->power.exponent;
+      if (marginal(e)) {
+        e.rank = 1;
+        for (const CompareEntry& other : row.entries)
+          if (marginal(other) && *marginal(other) < *marginal(e)) ++*e.rank;
+      }
     }
     c.rows.push_back(std::move(row));
   }
@@ -121,10 +131,29 @@ std::string cost_cell(const CompareEntry& e, bool reference) {
 std::string exponent_cell(const CompareEntry& e, bool reference) {
   if (e.status != "ok") return no_numbers(e);
   if (!e.fit) return "no fit";
-  std::string s = exponent_with_ci(e.fit->exponent, e.fit->ci95_low, e.fit->ci95_high, 2) + ' ';
-  s += to_string(e.fit->regime);
+  const FitResult& f = e.fit->power;
+  std::string s = exponent_with_ci(f.exponent, f.ci95_low, f.ci95_high, 2) + ' ';
+  s += to_string(f.regime);
   if (!reference && e.exponent_diff) s += strprintf(" (%+.2f)", *e.exponent_diff);
+  if (!e.fit->asymptote_reached) s += " (asymptote not reached)";
   return s;
+}
+
+std::string marginal_cell(const CompareEntry& e, bool reference) {
+  if (e.status != "ok") return no_numbers(e);
+  if (!e.fit) return "no fit";
+  if (!(e.fit->affine.marginal_s > 0))
+    return "not positive (" + sig3(e.fit->affine.marginal_s * 1e9) + ")";
+  std::string s = sig3(e.fit->affine.marginal_s * 1e9);
+  if (!reference && e.marginal_ratio) s += " (×" + sig3(*e.marginal_ratio) + ")";
+  if (e.rank) s += strprintf(" #%d", *e.rank);
+  return s;
+}
+
+std::string fixed_cell(const CompareEntry& e) {
+  if (e.status != "ok") return no_numbers(e);
+  if (!e.fit) return "no fit";
+  return format_seconds(e.fit->affine.fixed_s, true);
 }
 
 std::string csv_cell(const std::string& s) {
@@ -153,7 +182,12 @@ std::string format_compare_markdown(const Comparison& c) {
   for (std::size_t i = 0; i < c.reports.size(); ++i) os << "---|";
   os << '\n';
   for (const CompareRow& row : c.rows) {
-    os << "| " << markdown_cell(row.label()) << " | "
+    os << "| " << markdown_cell(row.label()) << " | marginal ns/token (rank) |";
+    for (std::size_t i = 0; i < row.entries.size(); ++i)
+      os << ' ' << markdown_cell(marginal_cell(row.entries[i], i == 0)) << " |";
+    os << "\n| " << markdown_cell(row.label()) << " | fixed cost per call |";
+    for (const CompareEntry& e : row.entries) os << ' ' << markdown_cell(fixed_cell(e)) << " |";
+    os << "\n| " << markdown_cell(row.label()) << " | "
        << (row.length ? strprintf("ns/token at L=%.0f", *row.length)
                       : std::string("ns/token (no length timed in common)"))
        << " |";
@@ -169,7 +203,10 @@ std::string format_compare_markdown(const Comparison& c) {
   for (const ReportOrigin& r : c.reports)
     if (r.statistic != c.statistic)
       mixed += (mixed.empty() ? "" : ", ") + r.source + ": " + r.statistic;
-  os << "\nns/token: the " << c.statistic << " time per call at L over L, where L is the longest "
+  os << "\nMarginal ns/token: b of t = t0 + b*L over each report's fitted lengths, the "
+        "figure to compare machines by (#1 the lowest); fixed cost: t0. ";
+  os << "ns/token at L: the " << c.statistic
+     << " time per call at L over L, where L is the longest "
      << "length every report timed";
   if (!mixed.empty())
     os << " (the reports' fits use different statistics (" << markdown_cell(mixed)
@@ -182,7 +219,8 @@ std::string format_compare_markdown(const Comparison& c) {
 std::string format_compare_csv(const Comparison& c) {
   std::ostringstream os;
   os << "backend,path,report,machine,statistic,length,status,reason,seconds,per_token_s,"
-        "cost_ratio,exponent,ci95_low,ci95_high,regime,exponent_diff\n";
+        "cost_ratio,exponent,ci95_low,ci95_high,regime,exponent_diff,marginal_s,marginal_ratio,"
+        "rank,fixed_s,asymptote_reached\n";
   for (const CompareRow& row : c.rows)
     for (std::size_t i = 0; i < row.entries.size(); ++i) {
       const CompareEntry& e = row.entries[i];
@@ -191,10 +229,14 @@ std::string format_compare_csv(const Comparison& c) {
          << csv_cell(r.machine) << ',' << c.statistic << ',' << csv_number(row.length) << ','
          << csv_cell(e.status) << ',' << csv_cell(e.reason) << ',' << csv_number(e.seconds) << ','
          << csv_number(e.per_token_s) << ',' << csv_number(e.cost_ratio) << ','
-         << (e.fit ? strprintf("%.9g", e.fit->exponent) : "") << ','
-         << csv_number(e.fit ? e.fit->ci95_low : std::nullopt) << ','
-         << csv_number(e.fit ? e.fit->ci95_high : std::nullopt) << ','
-         << (e.fit ? to_string(e.fit->regime) : "") << ',' << csv_number(e.exponent_diff) << '\n';
+         << (e.fit ? strprintf("%.9g", e.fit->power.exponent) : "") << ','
+         << csv_number(e.fit ? e.fit->power.ci95_low : std::nullopt) << ','
+         << csv_number(e.fit ? e.fit->power.ci95_high : std::nullopt) << ','
+         << (e.fit ? to_string(e.fit->power.regime) : "") << ',' << csv_number(e.exponent_diff)
+         << ',' << csv_number(e.fit ? std::optional(e.fit->affine.marginal_s) : std::nullopt) << ','
+         << csv_number(e.marginal_ratio) << ',' << (e.rank ? std::to_string(*e.rank) : "") << ','
+         << csv_number(e.fit ? std::optional(e.fit->affine.fixed_s) : std::nullopt) << ','
+         << (e.fit ? (e.fit->asymptote_reached ? "true" : "false") : "") << '\n';
     }
   return os.str();
 }
@@ -209,18 +251,16 @@ Json compare_to_json(const Comparison& c) {
     Json entries = Json::array();
     for (std::size_t i = 0; i < row.entries.size(); ++i) {
       const CompareEntry& e = row.entries[i];
-      const std::optional<ReportFit>& f = e.fit;
-      entries.push_back(
-          {{"source", c.reports[i].source},
-           {"status", e.status},
-           {"reason", e.reason},
-           {"seconds", number_or_null(e.seconds)},
-           {"per_token_s", number_or_null(e.per_token_s)},
-           {"cost_ratio", number_or_null(e.cost_ratio)},
-           {"exponent", f ? Json(f->exponent) : Json(nullptr)},
-           {"ci95", f && f->ci95_low ? Json{*f->ci95_low, *f->ci95_high} : Json(nullptr)},
-           {"regime", f ? Json(std::string(to_string(f->regime))) : Json(nullptr)},
-           {"exponent_diff", number_or_null(e.exponent_diff)}});
+      entries.push_back({{"source", c.reports[i].source},
+                         {"status", e.status},
+                         {"reason", e.reason},
+                         {"seconds", number_or_null(e.seconds)},
+                         {"per_token_s", number_or_null(e.per_token_s)},
+                         {"cost_ratio", number_or_null(e.cost_ratio)},
+                         {"marginal_ratio", number_or_null(e.marginal_ratio)},
+                         {"rank", e.rank ? Json(*e.rank) : Json(nullptr)},
+                         {"exponent_diff", number_or_null(e.exponent_diff)},
+                         {"fit", e.fit ? fit_to_json(*e.fit) : Json(nullptr)}});
     }
     out["rows"].push_back({{"backend", row.backend},
                            {"path", row.path},

@@ -1,7 +1,8 @@
 #pragma once
-// `readbench compare` (SPEC §6): reports from several machines side by side. Per backend/path,
-// each report's per-token cost at the longest length every report timed, its fitted exponent
-// and regime, and both against the first report.
+// `readbench compare`: reports from several machines side by side. Per backend/path, each
+// report's marginal cost per token (the machine-comparison figure, ranked) with its fixed cost
+// per call beside it, its per-token cost at the longest length every report timed, its fitted
+// exponent and regime, and each against the first report.
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,11 +17,13 @@ struct CompareEntry {
   // ok; or why there are no numbers: missing (not in the report), unavailable, failed, or
   // not timed (ok, but without points)
   std::string status;
-  std::string reason;                   // the report's reason, where it gives one
-  std::optional<double> seconds;        // Comparison::statistic at the common length
-  std::optional<double> per_token_s;    // seconds / length
-  std::optional<ReportFit> fit;         // null where the report has none
-  std::optional<double> cost_ratio;     // per_token_s over the first report's
+  std::string reason;                    // the report's reason, where it gives one
+  std::optional<double> seconds;         // Comparison::statistic at the common length
+  std::optional<double> per_token_s;     // seconds / length
+  std::optional<ReadFit> fit;            // null where the report has none
+  std::optional<double> cost_ratio;      // per_token_s over the first report's
+  std::optional<double> marginal_ratio;  // marginal cost per token over the first report's
+  std::optional<int> rank;  // 1 for the lowest positive marginal cost per token of the row
   std::optional<double> exponent_diff;  // exponent minus the first report's
 };
 

@@ -16,17 +16,23 @@ std::string g(double v) {
 std::string build_csv(const RunResult& run) {
   std::ostringstream os;
   os << "backend,path,dtype,batch,length,samples,calls_per_sample,min_s,median_s,mean_s,"
-        "stddev_s,max_s,bytes,gbps,ceiling_fraction,exponent,per_token_s,regime\n";
+        "stddev_s,max_s,bytes,gbps,ceiling_fraction,length_dependent_share,exponent,per_token_s,"
+        "regime,fixed_s,marginal_s,asymptote_reached\n";
   for (const PathResult& r : run.results) {
-    for (const PointResult& p : r.points) {
+    for (std::size_t i = 0; i < r.points.size(); ++i) {
+      const PointResult& p = r.points[i];
       const SampleSummary& s = p.measurement.per_call;
       os << r.backend << ',' << to_string(r.path) << ',' << to_string(run.config.dtype) << ','
          << run.config.shape.batch << ',' << p.length << ',' << s.count << ','
          << p.measurement.calls_per_sample << ',' << g(s.min) << ',' << g(s.median) << ','
          << g(s.mean) << ',' << g(s.stddev) << ',' << g(s.max) << ',' << p.bytes.total() << ','
-         << g(p.gbps) << ',' << g(p.ceiling_fraction) << ',' << (r.fit ? g(r.fit->exponent) : "")
-         << ',' << (r.fit ? g(r.fit->per_token_s) : "") << ','
-         << (r.fit ? to_string(r.fit->regime) : "") << '\n';
+         << g(p.gbps) << ',' << g(p.ceiling_fraction) << ',' << (r.fit ? g(r.fit->shares[i]) : "")
+         << ',' << (r.fit ? g(r.fit->power.exponent) : "") << ','
+         << (r.fit ? g(r.fit->power.per_token_s) : "") << ','
+         << (r.fit ? to_string(r.fit->power.regime) : "") << ','
+         << (r.fit ? g(r.fit->affine.fixed_s) : "") << ','
+         << (r.fit ? g(r.fit->affine.marginal_s) : "") << ','
+         << (r.fit ? (r.fit->asymptote_reached ? "true" : "false") : "") << '\n';
     }
   }
   return os.str();

@@ -6,7 +6,16 @@ Json number_or_null(const std::optional<double>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
 
-Json fit_to_json(const FitResult& f) {
+namespace {
+
+Json pair_or_null(const std::optional<double>& low, const std::optional<double>& high) {
+  return low && high ? Json::array({*low, *high}) : Json(nullptr);
+}
+
+}  // namespace
+
+Json fit_to_json(const ReadFit& r) {
+  const FitResult& f = r.power;
   Json segments = Json::array();
   for (const Segment& s : f.segments)
     segments.push_back(
@@ -16,20 +25,34 @@ Json fit_to_json(const FitResult& f) {
   j["constant"] = f.constant;
   j["r2"] = f.r2;
   j["stderr"] = number_or_null(f.stderr_exponent);
-  if (f.ci95_low && f.ci95_high) {
-    j["ci95"] = {*f.ci95_low, *f.ci95_high};
-  } else {
-    j["ci95"] = nullptr;
-    j["ci95_reason"] = f.ci95_reason;
-  }
+  j["ci95"] = pair_or_null(f.ci95_low, f.ci95_high);
+  if (!f.ci95_low) j["ci95_reason"] = f.ci95_reason;
   j["per_token_s"] = f.per_token_s;
   j["longest_length"] = f.longest_length;
   j["regime"] = to_string(f.regime);
   j["n_points"] = f.n_points;
-  j["fit_from"] = f.fit_from;
+  j["fit_from"] = r.fit_from;
+  j["fit_from_auto"] = r.fit_from_auto;
   j["segments"] = segments;
-  j["asymptote_reached"] = f.asymptote_reached;
-  j["asymptote_tolerance"] = f.asymptote_tolerance;
+
+  const AffineFit& a = r.affine;
+  j["fixed_s"] = a.fixed_s;
+  j["fixed_ci95"] = pair_or_null(a.fixed_ci95_low, a.fixed_ci95_high);
+  j["marginal_s"] = a.marginal_s;
+  j["marginal_ci95"] = pair_or_null(a.marginal_ci95_low, a.marginal_ci95_high);
+  if (!a.fixed_ci95_low) j["affine_ci95_reason"] = a.ci95_reason;
+  j["affine_rms_relative_error"] = a.rms_relative_error;
+  j["kv_bytes_per_token"] = number_or_null(r.kv_bytes_per_token);
+  j["effective_gbps"] = number_or_null(r.effective_gbps);
+  j["effective_ceiling_fraction"] = number_or_null(r.ceiling_fraction);
+  if (!r.effective_gbps) j["effective_gbps_reason"] = r.bandwidth_reason;
+  j["share_fit"] = {{"fixed_s", r.share_basis.fixed_s},
+                    {"marginal_s", r.share_basis.marginal_s},
+                    {"n_points", r.share_basis.n_points}};
+  j["share_threshold"] = kAsymptoteShare;
+  j["region_lengths"] = r.region_lengths;
+  j["asymptote_reached"] = r.asymptote_reached;
+  j["asymptote_reason"] = r.asymptote_reason;
   return j;
 }
 

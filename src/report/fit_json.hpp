@@ -1,15 +1,15 @@
 #pragma once
-// The `fit` object of SPEC §6, shared by `run --json` and `fit --json`.
+// The `fit` object of a report, shared by `run --json`, `fit --json`, check and compare.
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "core/fit.hpp"
+#include "core/read_fit.hpp"
 
 namespace readbench {
 
 using Json = nlohmann::ordered_json;
 
-Json fit_to_json(const FitResult& f);
+Json fit_to_json(const ReadFit& f);
 
 // The number, or null where there is none.
 Json number_or_null(const std::optional<double>& v);

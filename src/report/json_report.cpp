@@ -28,7 +28,9 @@ Json config_to_json(const SweepConfig& c) {
   for (Path p : c.paths) paths.push_back(to_string(p));
   return {{"backend", to_string(c.backend)},
           {"paths", paths},
-          {"lengths", c.lengths},
+          {"lengths", c.auto_lengths ? Json("auto") : Json(c.lengths)},
+          {"max_length", c.max_length},
+          {"sweep_budget_s", c.sweep_budget_s},
           {"batch", c.shape.batch},
           {"q_heads", c.shape.q_heads},
           {"kv_heads", c.shape.kv_heads},
@@ -43,13 +45,13 @@ Json config_to_json(const SweepConfig& c) {
           {"min_time_s", c.sampling.min_time_s},
           {"warmup_s", c.sampling.warmup_s},
           {"statistic", to_string(c.statistic)},
-          {"fit_from", c.fit_from},
+          {"fit_from", c.fit_from ? Json(*c.fit_from) : Json("auto")},
           {"threads", c.threads},
           {"device", c.device},
           {"seed", c.seed}};
 }
 
-Json point_to_json(const PointResult& p) {
+Json point_to_json(const PointResult& p, std::optional<double> share) {
   const SampleSummary& s = p.measurement.per_call;
   return {{"length", p.length},
           {"samples", s.count},
@@ -65,7 +67,8 @@ Json point_to_json(const PointResult& p) {
           {"bytes", p.bytes.total()},
           {"kv_bytes", p.bytes.kv_read},
           {"gbps", p.gbps},
-          {"ceiling_fraction", p.ceiling_fraction}};
+          {"ceiling_fraction", p.ceiling_fraction},
+          {"length_dependent_share", number_or_null(share)}};
 }
 
 Json check_to_json(const CheckResult& c) {
@@ -105,7 +108,9 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
   Json results = Json::array();
   for (const PathResult& r : run.results) {
     Json points = Json::array(), checks = Json::array();
-    for (const auto& p : r.points) points.push_back(point_to_json(p));
+    for (std::size_t i = 0; i < r.points.size(); ++i)
+      points.push_back(point_to_json(
+          r.points[i], r.fit ? std::optional<double>(r.fit->shares[i]) : std::nullopt));
     for (const auto& c : r.checks) checks.push_back(check_to_json(c));
     Json j = {{"backend", r.backend},
               {"path", to_string(r.path)},
@@ -113,6 +118,7 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
               {"reason", r.reason},
               {"checks", checks},
               {"points", points},
+              {"grid", {{"stop", to_string(r.grid_stop)}, {"reason", r.grid_reason}}},
               {"fit", r.fit ? fit_to_json(*r.fit) : Json(nullptr)}};
     if (!r.fit)
       j["fit_error"] = r.fit_error.empty() ? std::string("no points were timed") : r.fit_error;

@@ -5,10 +5,9 @@
 #include "measure/results.hpp"
 #include "report/fit_json.hpp"
 #include "report/machine_info.hpp"
+#include "report/schema_version.hpp"
 
 namespace readbench {
-
-inline constexpr int kSchemaVersion = 1;
 
 // created_at: an RFC 3339 UTC timestamp.
 Json build_report(const RunResult& run, const HostInfo& host, const std::string& created_at);

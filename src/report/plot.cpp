@@ -120,28 +120,47 @@ std::optional<std::pair<double, double>> fit_span(const ReportResult& r) {
   double first = std::numeric_limits<double>::infinity();
   for (const ReportPoint& p : r.points)
     if (p.length >= r.fit->fit_from) first = std::min(first, p.length);
-  if (!(first < r.fit->longest_length)) return std::nullopt;
-  return std::pair{first, r.fit->longest_length};
+  if (!(first < r.fit->power.longest_length)) return std::nullopt;
+  return std::pair{first, r.fit->power.longest_length};
 }
 
-double fitted(const ReportFit& f, double length) {
-  return f.constant * std::pow(length, f.exponent);
+double fitted(const ReadFit& f, double length) {
+  return f.power.constant * std::pow(length, f.power.exponent);
+}
+
+double affine(const ReadFit& f, double length) {
+  return f.affine.fixed_s + f.affine.marginal_s * length;
+}
+
+// t0 + b*L over the span, sampled evenly in log L: a curve on log-log axes. Samples where it
+// is not positive (a negative t0) cannot be drawn and are left out.
+std::vector<std::pair<double, double>> affine_curve(const ReadFit& f,
+                                                    const std::pair<double, double>& span) {
+  constexpr int kSamples = 32;
+  std::vector<std::pair<double, double>> out;
+  for (int i = 0; i <= kSamples; ++i) {
+    const double length = span.first * std::pow(span.second / span.first, double(i) / kSamples);
+    if (const double t = affine(f, length); t > 0 && std::isfinite(t)) out.emplace_back(length, t);
+  }
+  return out;
 }
 
 // "cpu/fused  p = 0.93 [0.86, 1.00]", the CI left out where the report has none.
 std::string exponent_label(const ReportResult& r) {
-  return r.label() +
-         "  p = " + exponent_with_ci(r.fit->exponent, r.fit->ci95_low, r.fit->ci95_high, 2);
+  const FitResult& f = r.fit->power;
+  return r.label() + "  p = " + exponent_with_ci(f.exponent, f.ci95_low, f.ci95_high, 2);
 }
 
 std::string legend_label(const ReportResult& r) {
   if (!r.fit) return r.label() + ": points only, no fit";
-  const ReportFit& f = *r.fit;
-  std::string s =
-      r.label() + ": " + std::string(to_string(f.regime)) + ", " +
-      format_seconds(f.per_token_s, true) +
-      strprintf(" per token at L = %.0f; fit of %d points", f.longest_length, f.n_points);
-  if (f.fit_from > 0) s += strprintf(" with L ≥ %.0f", f.fit_from);
+  const FitResult& f = r.fit->power;
+  const AffineFit& a = r.fit->affine;
+  std::string s = r.label() + ": " + std::string(to_string(f.regime)) +
+                  ", t0 = " + format_seconds(a.fixed_s, true) +
+                  " + b·L with b = " + format_seconds(a.marginal_s, true) + " per token (dashed)";
+  s += strprintf("; fit of %d points", f.n_points);
+  if (r.fit->fit_from > 0) s += strprintf(" with L ≥ %.0f", r.fit->fit_from);
+  if (!r.fit->asymptote_reached) s += "; asymptote not reached";
   return s;
 }
 
@@ -258,11 +277,13 @@ std::string plot_svg(const Report& rep) {
       lengths.push_back(p.length);
       times.push_back(p.seconds);
     }
-    if (s.span)
+    if (s.span) {
       for (double length : {s.span->first, s.span->second}) {
         on_log_axis(r, length, fitted(*r.fit, length));
         times.push_back(fitted(*r.fit, length));
       }
+      for (const auto& [length, t] : affine_curve(*r.fit, *s.span)) times.push_back(t);
+    }
     series.push_back(s);
   }
   const std::vector<std::string> notes = status_notes(rep);
@@ -320,6 +341,12 @@ std::string plot_svg(const Report& rep) {
     if (s.span) {
       const double x2 = x.px(s.span->second), y2 = y.px(fitted(*r.fit, s.span->second));
       const double label_at = label_y[fitted_index];
+      std::string curve;
+      for (const auto& [length, t] : affine_curve(*r.fit, *s.span))
+        curve += strprintf("%s%.1f,%.1f", curve.empty() ? "" : " ", x.px(length), y.px(t));
+      if (!curve.empty())
+        o << "<polyline class=\"affine\" points=\"" << curve
+          << "\" fill=\"none\" stroke-width=\"1.2\" stroke-dasharray=\"5,3\"/>\n";
       o << line("fit", x.px(s.span->first), y.px(fitted(*r.fit, s.span->first)), x2, y2,
                 "stroke-width=\"1.8\"")
         << line("leader", x2 + 4, y2, right + 6, label_at,

@@ -95,7 +95,12 @@ std::vector<PointSeries> report_series(const json& j) {
     if (r.points.empty()) continue;  // an unavailable or failed backend: nothing to fit
     PointSeries s;
     s.label = r.label();
-    for (const ReportPoint& p : r.points) s.points.push_back({p.length, p.seconds});
+    s.points = r.timed_points();
+    if (r.fit) {
+      s.kv_bytes_per_token = r.fit->kv_bytes_per_token;
+      if (r.fit->effective_gbps && r.fit->ceiling_fraction)
+        s.read_ceiling_gbps = *r.fit->effective_gbps / *r.fit->ceiling_fraction;
+    }
     out.push_back(std::move(s));
   }
   if (out.empty()) throw InputError("the report has no timed points to fit");

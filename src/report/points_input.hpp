@@ -1,6 +1,7 @@
 #pragma once
 // Timings handed to `readbench fit`: CSV with a `length,seconds` header (other columns
 // ignored), a JSON array of {length, seconds}, or a readbench report (each result re-fitted).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace readbench {
 struct PointSeries {
   std::string label;  // "backend/path" for a report's results, empty for plain points
   std::vector<TimedPoint> points;
+  std::optional<double> kv_bytes_per_token;  // a report's, for the effective bandwidth
+  std::optional<double> read_ceiling_gbps;
 };
 
 // Throws InputError naming the problem (and the line or element where there is one).

@@ -1,9 +1,11 @@
 #include "report/report_input.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/errors.hpp"
-#include "report/json_report.hpp"
+#include "report/schema_version.hpp"
 
 namespace readbench {
 
@@ -52,36 +54,53 @@ class Reader {
   std::string source_;
 };
 
-ReportFit read_fit(const Reader& r, const json& f, const std::string& where) {
-  ReportFit fit;
-  fit.exponent = r.number(f, where, "exponent");
-  fit.constant = r.number(f, where, "constant");
+// Two numbers written by the same computation from the same points: equal but for rounding.
+bool agrees(double stored, double computed) {
+  return std::abs(stored - computed) <=
+         1e-6 * std::max({1e-300, std::abs(stored), std::abs(computed)});
+}
+
+// The stored fit, checked against the one its points give (`computed`, over the stored
+// region): the gates judge the points, and a report whose fit disagrees was edited.
+void check_stored_fit(const Reader& r, const json& f, const std::string& where,
+                      const ReadFit& computed, int version) {
+  const double exponent = r.number(f, where, "exponent");
   const json& ci = r.field(f, where, "ci95");
   if (!ci.is_null()) {
     if (!ci.is_array() || ci.size() != 2 || !ci[0].is_number() || !ci[1].is_number())
       r.fail(where + ".ci95", "is not null or a [low, high] pair of numbers");
-    fit.ci95_low = ci[0].get<double>();
-    fit.ci95_high = ci[1].get<double>();
-    if (!(*fit.ci95_low <= fit.exponent && fit.exponent <= *fit.ci95_high))
+    if (!(ci[0].get<double>() <= exponent && exponent <= ci[1].get<double>()))
       r.fail(where + ".ci95", "does not contain the exponent");
   }
   const std::string regime = r.text(f, where, "regime");
   bool known = false;
   for (Regime g : {Regime::flat, Regime::sublinear, Regime::linear, Regime::superlinear})
-    if (regime == to_string(g)) {
-      fit.regime = g;
-      known = true;
-    }
+    known = known || regime == to_string(g);
   if (!known) r.fail(where + ".regime", "'" + regime + "' is not a regime");
   // The gates read the regime word: it must be the one the exponent gives.
-  if (fit.regime != regime_of(fit.exponent))
+  if (regime != to_string(regime_of(exponent)))
     r.fail(where + ".regime",
-           "'" + regime + "' is not the regime of exponent " + json(fit.exponent).dump());
-  fit.per_token_s = r.positive(f, where, "per_token_s");
-  fit.longest_length = r.positive(f, where, "longest_length");
-  fit.n_points = int(r.number(f, where, "n_points"));
-  fit.fit_from = r.number(f, where, "fit_from");
-  return fit;
+           "'" + regime + "' is not the regime of exponent " + json(exponent).dump());
+  r.positive(f, where, "per_token_s");
+  r.positive(f, where, "longest_length");
+  const auto mismatch = [&](const char* key, double stored, double from_points) {
+    if (!agrees(stored, from_points))
+      r.fail(where + "." + key, json(stored).dump() + " is not what the points give (" +
+                                    json(from_points).dump() +
+                                    "): the report was edited or is corrupt");
+  };
+  mismatch("exponent", exponent, computed.power.exponent);
+  mismatch("n_points", r.number(f, where, "n_points"), computed.power.n_points);
+  if (version >= 2) {
+    mismatch("marginal_s", r.number(f, where, "marginal_s"), computed.affine.marginal_s);
+    mismatch("fixed_s", r.number(f, where, "fixed_s"), computed.affine.fixed_s);
+    const json& reached = r.field(f, where, "asymptote_reached");
+    if (!reached.is_boolean()) r.fail(where + ".asymptote_reached", "is not true or false");
+    if (reached.get<bool>() != computed.asymptote_reached)
+      r.fail(where + ".asymptote_reached",
+             std::string(reached.get<bool>() ? "true" : "false") +
+                 " is not what the points give: the report was edited or is corrupt");
+  }
 }
 
 }  // namespace
@@ -91,6 +110,12 @@ nlohmann::ordered_json origin_to_json(const ReportOrigin& o) {
           {"machine", o.machine},
           {"git_commit", o.git_commit},
           {"statistic", o.statistic}};
+}
+
+std::vector<TimedPoint> ReportResult::timed_points() const {
+  std::vector<TimedPoint> out;
+  for (const ReportPoint& p : points) out.push_back({p.length, p.seconds});
+  return out;
 }
 
 const ReportResult* Report::find(const std::string& backend, const std::string& path) const {
@@ -103,12 +128,15 @@ Report report_from_json(const json& j, const std::string& source) {
   const Reader r(source);
   if (!j.is_object() || !j.contains("results"))
     throw InputError(source + ": not a readbench report (no 'results')");
-  const double version = r.number(j, "report", "schema_version");
-  if (version != kSchemaVersion)
-    r.fail("schema_version", std::to_string(int(version)) + " is not the supported " +
-                                 std::to_string(kSchemaVersion));
+  const json& version_field = r.field(j, "report", "schema_version");
+  const auto version = version_field.is_number_integer() ? version_field.get<std::int64_t>() : -1;
+  if (version != kSchemaVersion && version != kPreviousSchemaVersion)
+    r.fail("schema_version", version_field.dump() + " is not one this readbench reads (" +
+                                 std::to_string(kSchemaVersion) + ", or " +
+                                 std::to_string(kPreviousSchemaVersion) + ")");
   Report rep;
   rep.source = source;
+  rep.schema_version = int(version);
   rep.git_commit = r.text(r.field(j, "report", "tool"), "tool", "git_commit");
   const json& config = r.field(j, "report", "config");
   rep.statistic = r.text(config, "config", "statistic");
@@ -127,6 +155,13 @@ Report report_from_json(const json& j, const std::string& source) {
     if (g.is_object() && g.contains("name") && g["name"].is_string())
       gpus += (gpus.empty() ? "" : ", ") + g["name"].get<std::string>();
   if (!gpus.empty()) rep.machine += " (" + gpus + ")";
+
+  // Each backend's read ceiling, for the effective bandwidth of its fits.
+  std::map<std::string, double> ceilings;
+  for (const json& b : r.array(machine, "machine", "bandwidths"))
+    if (b.is_object() && b.contains("backend") && b["backend"].is_string() &&
+        b.contains("read_gbps") && b["read_gbps"].is_number())
+      ceilings[b["backend"].get<std::string>()] = b["read_gbps"].get<double>();
 
   const json& results = r.array(j, "report", "results");
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -150,11 +185,40 @@ Report report_from_json(const json& j, const std::string& source) {
       p.min_s = r.positive(points[k], at, "min_s");
       p.median_s = r.positive(points[k], at, "median_s");
       p.gbps = r.number(points[k], at, "gbps");
+      p.kv_bytes = points[k].contains("kv_bytes") ? r.positive(points[k], at, "kv_bytes") : 0;
       p.seconds = rep.statistic == "min" ? p.min_s : p.median_s;
+      if (!out.points.empty() && !(p.length > out.points.back().length))
+        r.fail(at + ".length", json(p.length).dump() + " does not follow " +
+                                   json(out.points.back().length).dump() +
+                                   ": lengths must increase");
+      if (!(p.min_s <= p.median_s))
+        r.fail(at + ".min_s",
+               json(p.min_s).dump() + " is above median_s " + json(p.median_s).dump());
       out.points.push_back(p);
     }
+    if (res.contains("grid")) {
+      out.grid_stop = r.text(r.field(res, where, "grid"), where + ".grid", "stop");
+      out.grid_reason = r.text(res["grid"], where + ".grid", "reason");
+    }
     const json& fit = r.field(res, where, "fit");
-    if (!fit.is_null()) out.fit = read_fit(r, fit, where + ".fit");
+    if (!fit.is_null()) {
+      const std::string at = where + ".fit";
+      const double fit_from = r.number(fit, at, "fit_from");
+      ReadFitOptions options;
+      options.fit_from = fit_from;
+      if (!out.points.empty() && out.points[0].kv_bytes > 0)
+        options.kv_bytes_per_token = out.points[0].kv_bytes / out.points[0].length;
+      if (const auto c = ceilings.find(out.backend); c != ceilings.end())
+        options.read_ceiling_gbps = c->second;
+      try {
+        out.fit = fit_read(out.timed_points(), options);
+      } catch (const FitError& e) {
+        r.fail(at, std::string("cannot be computed again from the points: ") + e.what());
+      }
+      out.fit->fit_from_auto = fit.contains("fit_from_auto") && fit["fit_from_auto"].is_boolean() &&
+                               fit["fit_from_auto"].get<bool>();
+      check_stored_fit(r, fit, at, *out.fit, rep.schema_version);
+    }
     rep.results.push_back(std::move(out));
   }
   return rep;

@@ -1,12 +1,15 @@
 #pragma once
 // A readbench report read back for the commands that consume reports (fit, check, compare,
-// plot, export): each result's status, points and fit as the report states them.
+// plot, export): each result's status and points, and its fit computed again from the points
+// over the report's fitted region. The report's own fit must agree with that one (a report
+// whose stored exponent its points do not give was edited or is corrupt, and is refused), so
+// the gates judge what the points say.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "core/fit.hpp"
+#include "core/read_fit.hpp"
 
 namespace readbench {
 
@@ -16,18 +19,7 @@ struct ReportPoint {
   double min_s = 0;
   double median_s = 0;
   double gbps = 0;
-};
-
-// The fit object of SPEC §6, the fields the consumers use.
-struct ReportFit {
-  double exponent = 0;
-  double constant = 0;
-  std::optional<double> ci95_low, ci95_high;  // both or neither
-  Regime regime = Regime::flat;
-  double per_token_s = 0;
-  double longest_length = 0;
-  int n_points = 0;
-  double fit_from = 0;
+  double kv_bytes = 0;  // K and V bytes a call reads
 };
 
 struct ReportResult {
@@ -35,8 +27,11 @@ struct ReportResult {
   std::string status;  // ok, unavailable or failed
   std::string reason;
   std::vector<ReportPoint> points;  // in the report's order (increasing length)
-  std::optional<ReportFit> fit;     // null where nothing was timed or the fit was refused
+  std::optional<ReadFit> fit;       // null where nothing was timed or the fit was refused
+  std::string grid_stop;            // why the grid ended (version 2; empty in version 1)
+  std::string grid_reason;
   std::string label() const { return backend + "/" + path; }
+  std::vector<TimedPoint> timed_points() const;
   bool timed() const { return status == "ok" && !points.empty(); }
 };
 
@@ -52,15 +47,18 @@ struct Report {
   std::string machine;     // hostname, with the GPUs' names where there are any
   std::string git_commit;  // of the readbench that wrote it
   std::string statistic;   // min or median
-  std::string config;      // dtype, shape and cache: "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache"
+  int schema_version = 0;
+  std::string config;  // dtype, shape and cache: "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache"
   std::vector<ReportResult> results;
 
   const ReportResult* find(const std::string& backend, const std::string& path) const;
   ReportOrigin origin() const { return {source, machine, git_commit, statistic}; }
 };
 
-// Throws InputError naming `source` and the offending field: not JSON, not a report, an
-// unknown schema_version, a required field missing or of the wrong type.
+// Throws InputError naming `source` and the offending field: not JSON, not a report, a
+// schema_version other than the current or previous one, a required field missing or of the
+// wrong type, lengths not increasing, a min above its median, a stored fit its points do not
+// give.
 Report report_from_json(const nlohmann::json& j, const std::string& source);
 Report parse_report(const std::string& text, const std::string& source);
 

@@ -8,7 +8,19 @@
 
 namespace readbench {
 
-std::string format_fit(const FitResult& f) {
+namespace {
+
+std::string with_ci(double v, const std::optional<double>& low, const std::optional<double>& high) {
+  std::string out = format_seconds(v);
+  if (low && high) out += " [" + format_seconds(*low) + ", " + format_seconds(*high) + "]";
+  return out;
+}
+
+}  // namespace
+
+std::string format_fit(const ReadFit& r, const std::vector<TimedPoint>& points) {
+  const FitResult& f = r.power;
+  const AffineFit& a = r.affine;
   std::ostringstream os;
   os << strprintf("  exponent p = %.3f", f.exponent);
   if (f.ci95_low && f.ci95_high)
@@ -17,20 +29,36 @@ std::string format_fit(const FitResult& f) {
   else
     os << " (no CI: " << f.ci95_reason << ")";
   os << "  regime: " << to_string(f.regime) << '\n';
+  os << "  fitted over " << f.n_points << " points";
+  if (r.fit_from > 0) os << strprintf(" with L >= %.0f", r.fit_from);
+  os << (r.fit_from_auto ? " (--fit-from auto)" : "") << '\n';
+  os << "  fixed cost " << with_ci(a.fixed_s, a.fixed_ci95_low, a.fixed_ci95_high)
+     << (a.fixed_s < 0 ? " (negative: the line through the fitted lengths undercuts zero)" : "")
+     << "; marginal cost " << with_ci(a.marginal_s, a.marginal_ci95_low, a.marginal_ci95_high)
+     << " per token";
+  if (r.effective_gbps) {
+    os << strprintf(" = %.1f GB/s of K/V", *r.effective_gbps);
+    if (r.ceiling_fraction)
+      os << strprintf(", %.0f%% of the read ceiling", 100 * *r.ceiling_fraction);
+  } else if (!(a.marginal_s > 0)) {
+    os << " (not positive: the time does not grow with the length)";
+  }
+  os << '\n';
   os << "  per-token cost " << format_seconds(f.per_token_s)
-     << strprintf(" at L=%.0f", f.longest_length)
-     << strprintf("; r2 = %.4f; c = %.3g s; %d points", f.r2, f.constant, f.n_points);
-  if (f.fit_from > 0) os << strprintf(" with L >= %.0f", f.fit_from);
+     << strprintf(" at L=%.0f; r2 = %.4f; c = %.3g s", f.longest_length, f.r2, f.constant) << '\n';
+  os << "  length-dependent share b*L/t:";
+  for (std::size_t i = 0; i < points.size() && i < r.shares.size(); ++i)
+    os << strprintf(" %.0f: %.2f", points[i].length, r.shares[i]);
   os << "\n  segments:";
   for (const Segment& s : f.segments)
     os << strprintf(" %.0f->%.0f: %.2f", s.from_length, s.to_length, s.exponent);
   os << '\n';
-  if (!f.asymptote_reached)
-    os << strprintf(
-        "  warning: not at the asymptote: the last segment's exponent %.2f differs from p = "
-        "%.2f by more than %.2f, so p describes the fixed overhead as much as the algorithm; "
-        "extend the lengths or raise --fit-from\n",
-        f.segments.back().exponent, f.exponent, f.asymptote_tolerance);
+  if (r.asymptote_reached)
+    os << "  asymptote reached: " << r.asymptote_reason << '\n';
+  else
+    os << "  warning: not at the asymptote: " << r.asymptote_reason
+       << "; p describes the fixed cost as much as the read: extend the lengths (--lengths auto, "
+          "--max-length) or raise --fit-from\n";
   return os.str();
 }
 
@@ -53,21 +81,24 @@ std::string format_run(const RunResult& run) {
                     b.bandwidths.read_gbps, b.bandwidths.copy_gbps,
                     double(b.bandwidths.buffer_bytes) / (1 << 20));
   }
-  os << strprintf("\n%-6s %-7s %9s %11s %11s %9s %8s %8s\n", "backend", "path", "L", "time",
-                  "median", "GB/s", "ceiling", "samples");
+  os << strprintf("\n%-7s %-7s %9s %11s %11s %9s %8s %6s %8s\n", "backend", "path", "L", "time",
+                  "median", "GB/s", "ceiling", "share", "samples");
   for (const PathResult& r : run.results) {
     if (r.status != Status::ok) {
-      os << strprintf("%-6s %-7s ", r.backend.c_str(), std::string(to_string(r.path)).c_str())
+      os << strprintf("%-7s %-7s ", r.backend.c_str(), std::string(to_string(r.path)).c_str())
          << to_string(r.status) << ": " << r.reason << '\n';
       continue;
     }
-    for (const PointResult& p : r.points)
-      os << strprintf("%-7s %-7s %9lld %11s %11s %9.1f %7.0f%% %8d%s\n", r.backend.c_str(),
+    for (std::size_t i = 0; i < r.points.size(); ++i) {
+      const PointResult& p = r.points[i];
+      const std::string share = r.fit ? strprintf("%.2f", r.fit->shares[i]) : "-";
+      os << strprintf("%-7s %-7s %9lld %11s %11s %9.1f %7.0f%% %6s %8d%s\n", r.backend.c_str(),
                       std::string(to_string(r.path)).c_str(), (long long)p.length,
                       format_seconds(p.seconds).c_str(),
                       format_seconds(p.measurement.per_call.median).c_str(), p.gbps,
-                      100 * p.ceiling_fraction, p.measurement.per_call.count,
+                      100 * p.ceiling_fraction, share.c_str(), p.measurement.per_call.count,
                       p.measurement.converged ? "" : " (noisy)");
+    }
   }
   int points = 0, noisy = 0;
   for (const PathResult& r : run.results)
@@ -83,10 +114,17 @@ std::string format_run(const RunResult& run) {
   for (const PathResult& r : run.results) {
     if (r.status != Status::ok) continue;
     os << '\n' << r.backend << ' ' << to_string(r.path) << ":\n";
-    if (r.fit)
-      os << format_fit(*r.fit);
-    else
+    if (r.fit) {
+      std::vector<TimedPoint> pts;
+      for (const PointResult& p : r.points) pts.push_back({double(p.length), p.seconds});
+      os << format_fit(*r.fit, pts);
+    } else {
       os << "  no fit: " << r.fit_error << '\n';
+    }
+    if (r.grid_stop != GridStop::explicit_lengths && r.grid_stop != GridStop::reached &&
+        !r.grid_reason.empty())
+      os << "  the grid stopped at its " << to_string(r.grid_stop) << " bound: " << r.grid_reason
+         << '\n';
   }
   if (!run.speedups.empty()) {
     os << "\nspeedup of fused over gather (gather time / fused time):\n";

@@ -2,14 +2,17 @@
 // Human-readable output: the run table and fit summaries on stdout.
 #include <string>
 
-#include "core/fit.hpp"
+#include <vector>
+
+#include "core/read_fit.hpp"
 #include "measure/results.hpp"
 
 namespace readbench {
 
-// Exponent with CI, regime, per-token cost, r2, segments and, when it applies, the warning
-// that the sweep has not reached its asymptote.
-std::string format_fit(const FitResult& f);
+// Exponent with CI and regime, fixed and marginal cost with CIs and the effective bandwidth,
+// the fitted region, per-token cost, r2, each point's length-dependent share (`points` in
+// the order the fit was given them), segments, and whether the asymptote was reached.
+std::string format_fit(const ReadFit& f, const std::vector<TimedPoint>& points);
 
 std::string format_run(const RunResult& run);
 

@@ -73,6 +73,7 @@ class CudaBackend final : public Backend {
   std::optional<GpuInfo> gpu_info() const override { return info_; }
 
   Bandwidths measure_bandwidths() override;
+  std::int64_t memory_available_bytes() const override;
   void replan();
   void prepare(HostWorkload&& w) override;
   std::vector<double> run_for_check(Path p) override;
@@ -144,6 +145,13 @@ Bandwidths CudaBackend::measure_bandwidths() {
   });
   bw.copy_gbps = 2.0 * double(half) / copy_s / 1e9;  // bytes read plus bytes written
   return bw;
+}
+
+std::int64_t CudaBackend::memory_available_bytes() const {
+  RB_CUDA_CHECK(cudaSetDevice(device_));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return std::int64_t(free_bytes);
 }
 
 void CudaBackend::prepare(HostWorkload&& host) {

@@ -1,0 +1,53 @@
+#pragma once
+// What readbench fits to one backend/path's timings: the power law t = c*L^p and the fixed +
+// marginal decomposition t = t0 + b*L over one region of lengths, the share of each point's
+// time that is length-dependent, and whether the series reached its asymptote.
+//
+// The slope describes the read only where the length-dependent part of the time dominates.
+// The share b*L/t of each point comes from t0 + b*L fitted over every point (the short
+// lengths are where the fixed cost shows). The fitted region starts at the first length from
+// which every share is at least kAsymptoteShare (`fit_from` auto), or where the caller says.
+// The asymptote is reached when the share at the region's shortest length is at least
+// kAsymptoteShare and the region holds kAsymptoteLengths distinct lengths.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/affine_fit.hpp"
+#include "core/fit.hpp"
+
+namespace readbench {
+
+// At a share of 0.8 the fixed cost is at most a quarter of the length-dependent time; with x4
+// steps an affine read then fits p of about 0.95 over four lengths.
+constexpr double kAsymptoteShare = 0.8;
+// Fewer lengths leave a confidence interval too wide for a gate to read.
+constexpr int kAsymptoteLengths = 4;
+
+struct ReadFitOptions {
+  std::optional<double> fit_from;            // empty: auto
+  std::optional<double> kv_bytes_per_token;  // K and V bytes a call reads per token
+  std::optional<double> read_ceiling_gbps;   // the backend's measured read ceiling
+};
+
+struct ReadFit {
+  FitResult power;             // t = c * L^p over the region
+  AffineFit affine;            // t = t0 + b*L over the region: the reported fixed and marginal cost
+  AffineFit share_basis;       // t = t0 + b*L over every point: the shares
+  std::vector<double> shares;  // b*L/t of each point, in the order given
+  double fit_from = 0;         // the region: lengths >= this
+  bool fit_from_auto = false;
+  int region_lengths = 0;  // distinct lengths in the region
+  std::optional<double> kv_bytes_per_token;
+  std::optional<double> effective_gbps;    // K/V bytes per token over b, 1e9 B/s
+  std::optional<double> ceiling_fraction;  // effective_gbps over the read ceiling
+  std::string bandwidth_reason;            // why effective_gbps is empty
+  bool asymptote_reached = false;
+  std::string asymptote_reason;  // one line: why it is, or is not, reached
+};
+
+// Throws the guards' FitErrors (fit.hpp) naming the offending value, for the whole series and
+// for the region.
+ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& options = {});
+
+}  // namespace readbench

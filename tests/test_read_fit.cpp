@@ -1,0 +1,220 @@
+// The fixed + marginal decomposition and the asymptote judgement on closed-form series whose
+// answers are known, and the affine fit's CIs against an independent computation.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/affine_fit.hpp"
+#include "core/errors.hpp"
+#include "core/read_fit.hpp"
+#include "test_support.hpp"
+
+using namespace readbench;
+using readbench::test::error_message;
+
+namespace {
+
+// t = t0 + b*L at L = first, 4*first, ... (count lengths).
+std::vector<TimedPoint> affine_series(double t0, double b, double first, int count) {
+  std::vector<TimedPoint> pts;
+  double L = first;
+  for (int i = 0; i < count; ++i, L *= 4) pts.push_back({L, t0 + b * L});
+  return pts;
+}
+
+bool relative_close(double a, double b, double tol) {
+  return std::abs(a - b) <= tol * std::abs(b);
+}
+
+}  // namespace
+
+// --- the affine fit -------------------------------------------------------------------------
+
+TEST_CASE("an exact affine series gives back its fixed and marginal cost to 1e-9") {
+  for (const auto& [t0, b] :
+       {std::pair{4e-6, 1e-9}, std::pair{2e-5, 3e-7}, std::pair{1e-3, 1e-12}}) {
+    CAPTURE(t0);
+    CAPTURE(b);
+    const AffineFit f = fit_affine(affine_series(t0, b, 16, 8));
+    CHECK(relative_close(f.fixed_s, t0, 1e-9));
+    CHECK(relative_close(f.marginal_s, b, 1e-9));
+    CHECK(f.n_points == 8);
+    CHECK(f.rms_relative_error <= 1e-12);
+    REQUIRE(f.marginal_ci95_low);
+    CHECK(relative_close(*f.marginal_ci95_low, b, 1e-9));
+    CHECK(relative_close(*f.fixed_ci95_high, t0, 1e-9));
+  }
+}
+
+TEST_CASE("the affine fit's CIs match an independent computation on a small noisy set") {
+  // Least squares on relative error is ordinary least squares of 1 on the columns (1/t, L/t)
+  // with no intercept. Solved here by Gram-Schmidt (QR), an independent route to the same
+  // estimates, standard errors sigma * sqrt(diag((R'R)^-1)) and t(0.975, 3) = 3.182446305284263.
+  const std::vector<TimedPoint> pts{
+      {16, 5.1e-6}, {64, 5.0e-6}, {256, 5.6e-6}, {1024, 6.3e-6}, {4096, 9.2e-6}};
+  const std::size_t n = pts.size();
+  std::vector<double> a1(n), a2(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a1[i] = 1 / pts[i].seconds;
+    a2[i] = pts[i].length / pts[i].seconds;
+  }
+  auto dot = [&](const std::vector<double>& u, const std::vector<double>& v) {
+    double s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += u[i] * v[i];
+    return s;
+  };
+  const double r11 = std::sqrt(dot(a1, a1));
+  std::vector<double> q1(n), q2(n);
+  for (std::size_t i = 0; i < n; ++i) q1[i] = a1[i] / r11;
+  const double r12 = dot(q1, a2);
+  for (std::size_t i = 0; i < n; ++i) q2[i] = a2[i] - r12 * q1[i];
+  const double r22 = std::sqrt(dot(q2, q2));
+  for (double& v : q2) v /= r22;
+  const std::vector<double> ones(n, 1.0);
+  const double c1 = dot(q1, ones), c2 = dot(q2, ones);
+  const double b = c2 / r22;
+  const double t0 = (c1 - r12 * b) / r11;
+  double ss = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = 1 - t0 * a1[i] - b * a2[i];
+    ss += r * r;
+  }
+  const double sigma = std::sqrt(ss / double(n - 2));
+  // (R'R)^-1 = R^-1 R^-T with R^-1 = [[1/r11, -r12/(r11 r22)], [0, 1/r22]].
+  const double inv11 = 1 / r11, inv12 = -r12 / (r11 * r22), inv22 = 1 / r22;
+  const double se_t0 = sigma * std::sqrt(inv11 * inv11 + inv12 * inv12);
+  const double se_b = sigma * inv22;
+  const double t = 3.182446305284263;
+
+  const AffineFit f = fit_affine(pts);
+  CHECK(relative_close(f.fixed_s, t0, 1e-9));
+  CHECK(relative_close(f.marginal_s, b, 1e-9));
+  REQUIRE(f.fixed_ci95_low);
+  REQUIRE(f.marginal_ci95_low);
+  CHECK(relative_close(*f.fixed_ci95_low, t0 - t * se_t0, 1e-9));
+  CHECK(relative_close(*f.fixed_ci95_high, t0 + t * se_t0, 1e-9));
+  CHECK(relative_close(*f.marginal_ci95_low, b - t * se_b, 1e-9));
+  CHECK(relative_close(*f.marginal_ci95_high, b + t * se_b, 1e-9));
+  CHECK(f.rms_relative_error == doctest::Approx(std::sqrt(ss / double(n))).epsilon(1e-9));
+  CHECK(f.ci95_reason.empty());
+}
+
+TEST_CASE("two points give an exact affine fit with no CI and say why") {
+  const AffineFit f = fit_affine({{16, 2e-6}, {64, 5e-6}});
+  CHECK(f.marginal_s == doctest::Approx(3e-6 / 48).epsilon(1e-12));
+  CHECK(f.fixed_s == doctest::Approx(2e-6 - 16 * 3e-6 / 48).epsilon(1e-12));
+  CHECK_FALSE(f.fixed_ci95_low);
+  CHECK_FALSE(f.marginal_ci95_low);
+  CHECK(f.ci95_reason.find("2 points") != std::string::npos);
+}
+
+TEST_CASE("the affine fit refuses what the power law refuses, naming the value") {
+  CHECK_THROWS_AS(fit_affine({{16, 1e-6}}), TooFewPoints);
+  CHECK_THROWS_AS(fit_affine({{16, 1e-6}, {16, 2e-6}}), TooFewDistinctLengths);
+  CHECK(error_message([] {
+          fit_affine({{16, 1e-6}, {64, -1.0}});
+        }).find("-1") != std::string::npos);
+  CHECK_THROWS_AS(fit_affine({{0, 1e-6}, {64, 1e-6}}), BadLength);
+  CHECK_THROWS_AS(fit_affine({{16, std::numeric_limits<double>::quiet_NaN()}, {64, 1e-6}}),
+                  BadTime);
+}
+
+// --- the asymptote judgement ----------------------------------------------------------------
+
+TEST_CASE("a launch-bound read over 16..4096 is judged not at its asymptote") {
+  // t = 4 us + 1 ns/token: at L = 4096 only half the time depends on the length.
+  const ReadFit f = fit_read(affine_series(4e-6, 1e-9, 16, 5));
+  CHECK_FALSE(f.asymptote_reached);
+  CHECK(f.asymptote_reason.find("fixed cost") != std::string::npos);
+  CHECK(f.fit_from == 16);  // no two lengths reach the share: the whole series is fitted
+  CHECK(f.power.exponent < 0.5);
+  CHECK(relative_close(f.affine.marginal_s, 1e-9, 1e-9));
+  CHECK(relative_close(f.affine.fixed_s, 4e-6, 1e-9));
+  // Shares b*L/t, in the order of the points.
+  REQUIRE(f.shares.size() == 5);
+  CHECK(f.shares[0] == doctest::Approx(16e-9 / (4e-6 + 16e-9)).epsilon(1e-9));
+  CHECK(f.shares[4] == doctest::Approx(4096e-9 / (4e-6 + 4096e-9)).epsilon(1e-9));
+  // Explicitly fitted from 16 too: the shortest fitted length's share is 0.004.
+  CHECK_FALSE(fit_read(affine_series(4e-6, 1e-9, 16, 5), {0.0, {}, {}}).asymptote_reached);
+}
+
+TEST_CASE("the same read over 65536..4194304 reaches its asymptote with p within 0.02 of 1") {
+  const ReadFit f = fit_read(affine_series(4e-6, 1e-9, 65536, 4));
+  CHECK(f.asymptote_reached);
+  CHECK(std::abs(f.power.exponent - 1) <= 0.02);
+  CHECK(f.power.regime == Regime::linear);
+  CHECK(f.fit_from == 65536);
+  CHECK(f.region_lengths == 4);
+}
+
+TEST_CASE("fit_from auto starts at the first length from which every share reaches 0.8") {
+  // Shares at 16..65536 (x4): 0.004 0.016 0.06 0.20 0.51 0.80 0.94 0.98 ...; 16384 is the
+  // first at or above 0.8 (0.8038).
+  const ReadFit f = fit_read(affine_series(4e-6, 1e-9, 16, 10));
+  CHECK(f.fit_from_auto);
+  CHECK(f.fit_from == 16384);
+  CHECK(f.region_lengths == 5);  // 16384 .. 4194304
+  CHECK(f.power.n_points == 5);
+  CHECK(f.affine.n_points == 5);
+  CHECK(f.share_basis.n_points == 10);
+  CHECK(f.asymptote_reached);
+  CHECK(f.power.exponent == doctest::Approx(0.964624).epsilon(1e-5));
+}
+
+TEST_CASE("an explicit fit_from is kept and judged by the share at its first length") {
+  const ReadFit f = fit_read(affine_series(4e-6, 1e-9, 16, 10), {1024.0, {}, {}});
+  CHECK_FALSE(f.fit_from_auto);
+  CHECK(f.fit_from == 1024);
+  CHECK(f.power.n_points == 7);      // 1024 .. 4194304
+  CHECK_FALSE(f.asymptote_reached);  // 20% at L = 1024
+  CHECK(f.asymptote_reason.find("L=1024") != std::string::npos);
+}
+
+TEST_CASE("fewer than four lengths past the fixed cost are not enough to call the asymptote") {
+  const ReadFit f = fit_read(affine_series(4e-6, 1e-9, 65536, 3));
+  CHECK_FALSE(f.asymptote_reached);
+  CHECK(f.asymptote_reason.find("3 fitted lengths") != std::string::npos);
+}
+
+TEST_CASE("a time that does not grow with the length has a non-positive marginal cost, said so") {
+  const ReadFit f = fit_read({{16, 5e-6}, {64, 4.9e-6}, {256, 4.8e-6}, {1024, 4.7e-6}},
+                             {std::nullopt, 4096.0, 20.0});
+  CHECK(f.affine.marginal_s < 0);
+  CHECK_FALSE(f.asymptote_reached);
+  CHECK(f.asymptote_reason.find("not positive") != std::string::npos);
+  CHECK_FALSE(f.effective_gbps);
+  CHECK_FALSE(f.ceiling_fraction);
+  CHECK(f.bandwidth_reason.find("not positive") != std::string::npos);
+}
+
+TEST_CASE("a negative fixed cost is reported as it comes out, not hidden") {
+  // Superlinear growth makes the line through the points undercut zero at L = 0.
+  std::vector<TimedPoint> pts;
+  for (double L = 1024; L <= 262144; L *= 4) pts.push_back({L, 1e-12 * L * L / 1024 + 1e-9 * L});
+  const ReadFit f = fit_read(pts, {0.0, {}, {}});
+  CHECK(f.affine.fixed_s < 0);
+  CHECK(f.affine.marginal_s > 0);
+}
+
+TEST_CASE("the effective bandwidth is K/V bytes per token over the marginal cost") {
+  // 4096 bytes a token at 1 ns a token: 4096 GB/s, 80% of a 5120 GB/s ceiling.
+  const ReadFit f = fit_read(affine_series(4e-6, 1e-9, 65536, 4), {std::nullopt, 4096.0, 5120.0});
+  REQUIRE(f.effective_gbps);
+  CHECK(*f.effective_gbps == doctest::Approx(4096).epsilon(1e-9));
+  REQUIRE(f.ceiling_fraction);
+  CHECK(*f.ceiling_fraction == doctest::Approx(0.8).epsilon(1e-9));
+  const ReadFit plain = fit_read(affine_series(4e-6, 1e-9, 65536, 4));
+  CHECK_FALSE(plain.effective_gbps);
+  CHECK(plain.bandwidth_reason.find("bytes") != std::string::npos);
+}
+
+TEST_CASE("the read fit refuses degenerate input with the power law's guards") {
+  CHECK_THROWS_AS(fit_read({{16, 1e-6}}), TooFewPoints);
+  CHECK_THROWS_AS(fit_read({{16, 1e-6}, {16, 1e-6}}), TooFewDistinctLengths);
+  CHECK_THROWS_AS(fit_read({{16, 0.0}, {64, 1e-6}}), BadTime);
+  CHECK_THROWS_AS(fit_read(affine_series(4e-6, 1e-9, 16, 4), {100000.0, {}, {}}), TooFewPoints);
+}
