@@ -541,3 +541,95 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
           parse_report("{\"results\": ", "a.json");
         }).rfind("a.json: malformed JSON", 0) == 0);
 }
+
+TEST_CASE("a version 1 report is read, its fixed and marginal cost computed from its points") {
+  // Version 1 had no grid, no shares and a fit without t0 + b*L.
+  Json j = synthetic_report();
+  j["schema_version"] = 1;
+  j["config"]["lengths"] = Json::array({16, 64, 256});
+  j["config"]["fit_from"] = 0;
+  for (Json& r : j["results"]) {
+    r.erase("grid");
+    for (Json& p : r["points"]) p.erase("length_dependent_share");
+    if (r["fit"].is_null()) continue;
+    Json old;
+    for (const char* k : {"exponent", "constant", "r2", "stderr", "ci95", "per_token_s",
+                          "longest_length", "regime", "n_points", "segments"})
+      old[k] = r["fit"][k];
+    if (r["fit"].contains("ci95_reason")) old["ci95_reason"] = r["fit"]["ci95_reason"];
+    old["fit_from"] = 0;
+    old["asymptote_reached"] = false;
+    old["asymptote_tolerance"] = 0.15;
+    r["fit"] = old;
+  }
+  const Report rep = parse_report(j.dump(), "v1.json");
+  CHECK(rep.schema_version == 1);
+  const ReportResult* fused = rep.find("cpu", "fused");
+  REQUIRE(fused);
+  REQUIRE(fused->fit);
+  const ReadFit want = fit_read({{16, 1e-6}, {64, 3e-6}, {256, 9e-6}}, {0.0, {}, {}});
+  CHECK(fused->fit->power.exponent == doctest::Approx(want.power.exponent).epsilon(1e-12));
+  CHECK(fused->fit->affine.marginal_s == doctest::Approx(want.affine.marginal_s).epsilon(1e-12));
+  CHECK(fused->fit->affine.fixed_s == doctest::Approx(want.affine.fixed_s).epsilon(1e-12));
+  CHECK(fused->grid_stop.empty());
+  // A version 1 fit that its points do not give is refused like a version 2 one.
+  j["results"][1]["fit"]["exponent"] = 0.3;
+  j["results"][1]["fit"]["ci95"] = {0.2, 0.4};
+  j["results"][1]["fit"]["regime"] = "sublinear";
+  CHECK(error_message([&] {
+          parse_report(j.dump(), "v1.json");
+        }).find("v1.json: results[1].fit.exponent 0.3 is not what the points give") == 0);
+}
+
+TEST_CASE("a report whose stored fit disagrees with its points is refused naming the field") {
+  Json j = synthetic_report();
+  const double b = j["results"][1]["fit"]["marginal_s"].get<double>();
+  j["results"][1]["fit"]["marginal_s"] = 2 * b;
+  CHECK(error_message([&] {
+          parse_report(j.dump(), "r.json");
+        }).find("r.json: results[1].fit.marginal_s") == 0);
+  Json k = synthetic_report();
+  k["results"][1]["fit"]["asymptote_reached"] = true;
+  CHECK(error_message([&] {
+          parse_report(k.dump(), "r.json");
+        }).find("r.json: results[1].fit.asymptote_reached true is not what the points give") == 0);
+}
+
+TEST_CASE("a report with lengths out of order or a min above its median is refused") {
+  Json j = synthetic_report();
+  j["results"][1]["points"][1]["length"] = 16;
+  CHECK(error_message([&] { parse_report(j.dump(), "r.json"); }) ==
+        "r.json: results[1].points[1].length 16.0 does not follow 16.0: lengths must increase");
+  Json k = synthetic_report();
+  k["results"][1]["points"][0]["min_s"] = 1.0;
+  CHECK(error_message([&] {
+          parse_report(k.dump(), "r.json");
+        }).find("r.json: results[1].points[0].min_s 1.0 is above median_s") == 0);
+}
+
+TEST_CASE("the report records the auto grid, why each path's grid stopped and each share") {
+  RunResult run = synthetic_run();
+  run.config.auto_lengths = true;
+  run.config.fit_from.reset();
+  run.results[1].grid_stop = GridStop::max_length;
+  run.results[1].grid_reason = "L=1024 is past --max-length 300";
+  const Json j = build_report(run, synthetic_host(), "2026-01-02T03:04:05Z");
+  CHECK(j["config"]["lengths"] == "auto");
+  CHECK(j["config"]["fit_from"] == "auto");
+  CHECK(j["config"]["max_length"] == 4194304);
+  CHECK(j["results"][1]["grid"]["stop"] == "max_length");
+  CHECK(j["results"][1]["grid"]["reason"] == "L=1024 is past --max-length 300");
+  CHECK(j["results"][0]["grid"]["stop"] == "explicit");
+  CHECK(j["results"][2]["grid"]["stop"] == "not_timed");
+  const Json& p = j["results"][1]["points"][2];
+  CHECK(p["length_dependent_share"].get<double>() ==
+        doctest::Approx(run.results[1].fit->shares[2]).epsilon(1e-15));
+  CHECK(j["results"][2]["points"].empty());
+  const Json& f = j["results"][1]["fit"];
+  for (const char* k : {"fixed_s", "marginal_s", "share_threshold", "affine_rms_relative_error"})
+    CHECK(f[k].is_number());
+  CHECK(f["fixed_ci95"].size() == 2);
+  CHECK(f["asymptote_reason"].is_string());
+  CHECK(f["effective_gbps"].is_null());  // the fixture's fit was given no bytes per token
+  CHECK(f["effective_gbps_reason"].is_string());
+}

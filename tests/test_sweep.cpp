@@ -5,12 +5,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -35,14 +37,18 @@ struct Script {
   // A call at history L takes per_token_s * L: t = c * L, exponent one.
   double gather_per_token_s = 3e-6;
   double fused_per_token_s = 1e-6;
-  std::optional<Path> wrong_path;  // returns an output off by half its norm
+  double fixed_s = 0;                     // added to every call: t = fixed + per_token * L
+  std::int64_t memory_bytes = 1ll << 40;  // what memory_available_bytes() says
+  double prepare_sleep_s = 0;             // wall time each prepare() takes
+  std::optional<Path> wrong_path;         // returns an output off by half its norm
   FailAt fail_at = FailAt::nowhere;
 };
 
 // What one fake backend was asked; it outlives the backend, which the sweep owns.
 struct Log {
-  std::map<Path, int> time_calls;      // per path
-  std::vector<int> prepared_replicas;  // per prepare(), in order
+  std::map<Path, int> time_calls;        // per path
+  std::vector<int> prepared_replicas;    // per prepare(), in order
+  std::int64_t most_workload_bytes = 0;  // the largest workload prepared
 };
 
 class FakeBackend final : public Backend {
@@ -57,8 +63,13 @@ class FakeBackend final : public Backend {
     return {script_.read_gbps, script_.read_gbps / 2, 1 << 20};
   }
 
+  std::int64_t memory_available_bytes() const override { return script_.memory_bytes; }
+
   void prepare(HostWorkload&& w) override {
     log_.prepared_replicas.push_back(w.workload.replicas);
+    log_.most_workload_bytes = std::max(log_.most_workload_bytes, workload_bytes(w.workload));
+    if (script_.prepare_sleep_s > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(script_.prepare_sleep_s));
     if (script_.fail_at == FailAt::prepare) throw BackendError(name_ + ": out of device memory");
     work_ = std::make_unique<HostWorkload>(std::move(w));
   }
@@ -75,7 +86,7 @@ class FakeBackend final : public Backend {
     if (script_.fail_at == FailAt::time_calls) throw BackendError(name_ + ": launch failed");
     const double per_token =
         p == Path::gather ? script_.gather_per_token_s : script_.fused_per_token_s;
-    return calls * per_token * double(work_->workload.length);
+    return calls * (script_.fixed_s + per_token * double(work_->workload.length));
   }
 
  private:
@@ -347,4 +358,127 @@ TEST_CASE(
   CHECK(msg.find("bytes") != std::string::npos);
   CHECK(msg.find("L=1073741824") != std::string::npos);
   CHECK(opened == 0);
+}
+
+// --- the auto grid --------------------------------------------------------------------------
+
+namespace {
+
+SweepConfig auto_sweep() {
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  c.auto_lengths = true;
+  c.lengths.clear();
+  return c;
+}
+
+std::vector<std::int64_t> lengths_of(const PathResult& r) {
+  std::vector<std::int64_t> out;
+  for (const PointResult& p : r.points) out.push_back(p.length);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an auto grid grows x4 from 16 and stops each path once it reaches its asymptote") {
+  // gather: t = 3 us * L, length-dependent from the start: 16..1024 suffice. fused: t = 100 us
+  // + 1 us * L, whose shares are 0.14, 0.39, 0.72, 0.91 at 16..1024: four lengths from 1024.
+  Fakes fakes;
+  Script& s = fakes.scripts["cpu"];
+  s.fused_per_token_s = 1e-6;
+  const auto fused_fixed = 1e-4;
+  s.fixed_s = 0;
+  // One script serves both paths; the fused fixed cost rides on a second fake backend name.
+  fakes.scripts["cuda"] = s;
+  fakes.scripts["cuda"].fixed_s = fused_fixed;
+  SweepConfig c = auto_sweep();
+  c.backend = BackendChoice::all;
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  const PathResult& gather = result_of(run, "cpu", Path::gather);
+  CHECK(lengths_of(gather) == std::vector<std::int64_t>{16, 64, 256, 1024});
+  CHECK(gather.grid_stop == GridStop::reached);
+  REQUIRE(gather.fit);
+  CHECK(gather.fit->asymptote_reached);
+  CHECK(gather.fit->power.exponent == doctest::Approx(1.0).epsilon(1e-9));
+  const PathResult& slow = result_of(run, "cuda", Path::fused);
+  CHECK(lengths_of(slow) == std::vector<std::int64_t>{16, 64, 256, 1024, 4096, 16384, 65536});
+  CHECK(slow.grid_stop == GridStop::reached);
+  REQUIRE(slow.fit);
+  CHECK(slow.fit->fit_from == 1024);
+  CHECK(slow.fit->fit_from_auto);
+  CHECK(slow.fit->asymptote_reached);
+  CHECK(slow.fit->affine.fixed_s == doctest::Approx(fused_fixed).epsilon(1e-9));
+  CHECK(slow.fit->affine.marginal_s == doctest::Approx(1e-6).epsilon(1e-9));
+  // The effective bandwidth: 2 * Hkv 2 * D 8 * 4 bytes a token over 1 us a token.
+  REQUIRE(slow.fit->effective_gbps);
+  CHECK(*slow.fit->effective_gbps == doctest::Approx(128 / 1e-6 / 1e9).epsilon(1e-9));
+}
+
+TEST_CASE("an auto grid stops at --max-length and its fit says not reached") {
+  Fakes fakes;
+  fakes.scripts["cpu"].fixed_s = 1e-4;
+  SweepConfig c = auto_sweep();
+  c.max_length = 300;
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  for (Path p : {Path::gather, Path::fused}) {
+    const PathResult& r = result_of(run, "cpu", p);
+    CHECK(lengths_of(r) == std::vector<std::int64_t>{16, 64, 256});
+    CHECK(r.grid_stop == GridStop::max_length);
+    CHECK(r.grid_reason == "L=1024 is past --max-length 300");
+    REQUIRE(r.fit);
+    CHECK_FALSE(r.fit->asymptote_reached);
+  }
+}
+
+TEST_CASE("an auto grid never prepares a workload past half the memory available") {
+  // 128 bytes of K/V a token: L = 4096 needs over 1 MB of pools, more than half of 2 MB.
+  Fakes fakes;
+  fakes.scripts["cpu"].fixed_s = 1e-3;  // far from the asymptote: only memory can stop it
+  fakes.scripts["cpu"].memory_bytes = 2 << 20;
+  const RunResult run = run_sweep(auto_sweep(), {}, fakes.factory());
+  const PathResult& r = result_of(run, "cpu", Path::fused);
+  CHECK(r.grid_stop == GridStop::memory);
+  CHECK(r.grid_reason.find("more than half of the") != std::string::npos);
+  CHECK(lengths_of(r).back() < 4096);
+  CHECK(fakes.logs["cpu"].most_workload_bytes <= (1 << 20));
+  REQUIRE(r.fit);
+  CHECK_FALSE(r.fit->asymptote_reached);
+}
+
+TEST_CASE("an auto grid stops when the next length would not fit in the sweep budget") {
+  // Each prepare takes 30 ms: after a length, the next is predicted at 4x its wall time.
+  Fakes fakes;
+  fakes.scripts["cpu"].fixed_s = 1e-3;
+  fakes.scripts["cpu"].prepare_sleep_s = 0.03;
+  SweepConfig c = auto_sweep();
+  c.sweep_budget_s = 0.2;
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  const PathResult& r = result_of(run, "cpu", Path::fused);
+  CHECK(r.grid_stop == GridStop::sweep_budget);
+  CHECK(r.grid_reason.find("past --sweep-budget 0.2 s") != std::string::npos);
+  CHECK(r.points.size() < 4);
+  if (r.fit) CHECK_FALSE(r.fit->asymptote_reached);
+}
+
+TEST_CASE("an explicit grid times every length and records so") {
+  Fakes fakes;
+  fakes.scripts["cpu"].fixed_s = 1e-3;
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  for (Path p : {Path::gather, Path::fused}) {
+    const PathResult& r = result_of(run, "cpu", p);
+    CHECK(lengths_of(r) == std::vector<std::int64_t>{16, 64, 256});
+    CHECK(r.grid_stop == GridStop::explicit_lengths);
+    CHECK(r.grid_reason.empty());
+  }
+}
+
+TEST_CASE("auto grid options are validated") {
+  SweepConfig c = auto_sweep();
+  c.max_length = 8;
+  CHECK(error_message([&] { validate(c); }) ==
+        "--max-length must be at least 16 with --lengths auto, got 8");
+  c = auto_sweep();
+  for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity()}) {
+    c.sweep_budget_s = bad;
+    CHECK(error_message([&] { validate(c); }).rfind("--sweep-budget must be", 0) == 0);
+  }
 }

@@ -152,14 +152,17 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   }
   Workload w{c.shape, c.dtype, 0, 1, c.seed ^ 0x5eedc0de};  // fresh inputs for the checks
   for (std::int64_t len : verification_lengths(c)) {
-    say("verifying at L=" + std::to_string(len));
     w.length = len;
+    // An auto grid's checks stay within the memory bound its lengths keep to.
+    while (c.auto_lengths && w.length > c.shape.block_size + 1 && bounds.memory_stop(backend, w))
+      w.length = (w.length / 2) | 1;
+    say("verifying at L=" + std::to_string(w.length));
     const auto checks = check_paths(backend, w, c.paths);
     for (std::size_t i = 0; i < checks.size(); ++i) {
       mine[i].checks.push_back(checks[i]);
       if (!checks[i].passed && mine[i].status == Status::ok) {
         mine[i].status = Status::failed;
-        mine[i].reason = "verification failed at L=" + std::to_string(len) + ": error " +
+        mine[i].reason = "verification failed at L=" + std::to_string(w.length) + ": error " +
                          fmt(checks[i].error) + " > tolerance " + fmt(checks[i].tolerance);
       }
     }
