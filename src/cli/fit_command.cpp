@@ -1,12 +1,14 @@
 // `readbench fit`: the guarded power-law fit of user-supplied points (SPEC §4, §5).
-#include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "report/atomic_write.hpp"
+#include "report/distinct_files.hpp"
 #include "report/fit_json.hpp"
 #include "report/points_input.hpp"
+#include "report/standard_output.hpp"
 #include "report/text_report.hpp"
 
 namespace readbench::cli {
@@ -20,6 +22,7 @@ struct FitOptions {
 };
 
 int run(const FitOptions& o) {
+  check_distinct_files({{"the input", o.input}}, {{"--json", o.json_path}});
   if (!o.json_path.empty()) check_writable(o.json_path);
   const auto series = parse_points(read_input(o.input));
   std::vector<FitResult> fits;  // all fitted before anything is written
@@ -40,10 +43,12 @@ int run(const FitOptions& o) {
     }
     write_atomically(o.json_path, out.dump(2) + "\n");
   }
-  if (o.json_path != "-")
+  if (o.json_path != "-") {
+    std::ostringstream table;
     for (std::size_t i = 0; i < series.size(); ++i)
-      std::cout << (series[i].label.empty() ? "fit" : series[i].label) << ":\n"
-                << format_fit(fits[i]);
+      table << (series[i].label.empty() ? "fit" : series[i].label) << ":\n" << format_fit(fits[i]);
+    write_stdout(table.str());
+  }
   return 0;
 }
 
@@ -58,7 +63,8 @@ void setup_fit_command(CLI::App& app, int& exit_code) {
   sub->add_option("file", o->input, "Input file, or - for stdin")->capture_default_str();
   sub->add_option("--fit-from", o->fit_from, "Fit only lengths >= this (0: all)")
       ->capture_default_str();
-  sub->add_option("--json", o->json_path, "Write the fit as JSON to FILE (- for stdout)");
+  sub->add_option("--json", o->json_path, "Write the fit as JSON to FILE (- for stdout)")
+      ->check(output_path());
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -23,6 +23,14 @@ CLI::Validator not_negative() {
       "NOT NEGATIVE");
 }
 
+CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return s.empty() ? std::string("an output path is empty") : std::string();
+      },
+      "FILE");
+}
+
 void add_shape_options(CLI::App* app, Shape& s) {
   app->add_option("-b,--batch", s.batch, "Sequences B")->capture_default_str();
   app->add_option("--q-heads", s.q_heads, "Query heads Hq")->capture_default_str();

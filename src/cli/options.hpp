@@ -12,6 +12,10 @@ namespace readbench::cli {
 // Rejects a leading minus sign, which unsigned options would otherwise wrap around.
 CLI::Validator not_negative();
 
+// Refuses an empty output path: `--json "$UNSET"` would otherwise read as "no report" and
+// drop it silently.
+CLI::Validator output_path();
+
 // --batch, --q-heads, --kv-heads, --head-dim, --block-size with the SPEC §2 defaults.
 void add_shape_options(CLI::App* app, Shape& shape);
 
