@@ -460,10 +460,11 @@ expect_usage_error "run with a bad --csv path fails" \
 # the sweep (SIGXFSZ ignored so write() returns EFBIG instead of killing the process).
 run bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@" >/dev/null' _ \
   "$BIN" run --backend cpu --path fused --lengths 16,32 --budget 0.05 --min-samples 3 --json keep.json
-if [ "$rc" -eq 2 ] && [ "$(lines_of "$WORK/err")" -eq 1 ]; then
-  pass "a run failing while writing exits 2 with one line"
+# Exit 3: the run measured, its report could not be written.
+if [ "$rc" -eq 3 ] && [ "$(lines_of "$WORK/err")" -eq 1 ]; then
+  pass "a run failing while writing exits 3 with one line"
 else
-  fail "a run failing while writing exits 2 with one line" "exit $rc: $(first_err)"
+  fail "a run failing while writing exits 3 with one line" "exit $rc: $(first_err)"
 fi
 [ "$(sha keep.json)" = "$before" ] && pass "a run failing while writing does not clobber the old report" ||
   fail "a run failing while writing does not clobber the old report" "keep.json changed"

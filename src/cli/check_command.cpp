@@ -1,5 +1,4 @@
 // `readbench check`: the CI gate of SPEC §6, a report's exponents against a baseline's.
-#include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -7,6 +6,8 @@
 #include "core/errors.hpp"
 #include "report/atomic_write.hpp"
 #include "report/check.hpp"
+#include "report/distinct_files.hpp"
+#include "report/standard_output.hpp"
 
 namespace readbench::cli {
 
@@ -25,6 +26,8 @@ int run(CheckCommandOptions& o) {
   validate(o.check);
   if (o.report == "-" && o.baseline == "-")
     throw InputError("the report and --baseline cannot both be stdin");
+  check_distinct_files({{"the report", o.report}, {"--baseline", o.baseline}},
+                       {{"--json", o.json_path}});
   if (!o.json_path.empty()) check_writable(o.json_path);
 
   const Report baseline = read_report(o.baseline);
@@ -33,7 +36,7 @@ int run(CheckCommandOptions& o) {
 
   if (!o.json_path.empty()) write_atomically(o.json_path, check_to_json(result).dump(2) + "\n");
   // JSON on stdout replaces the table there, so the output stays machine-readable.
-  if (o.json_path != "-") std::cout << format_check_markdown(result) << std::flush;
+  if (o.json_path != "-") write_stdout(format_check_markdown(result));
   return result.passed() ? 0 : 1;
 }
 
@@ -67,7 +70,8 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       sub->add_option("--max-cost-ratio", o->max_cost_ratio,
                       "Also fail when current / baseline per-token cost exceeds this (> 0; off "
                       "by default: per-token costs only compare on one machine)");
-  sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)");
+  sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)")
+      ->check(output_path());
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

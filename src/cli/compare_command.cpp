@@ -7,6 +7,7 @@
 #include "cli/options.hpp"
 #include "report/atomic_write.hpp"
 #include "report/compare.hpp"
+#include "report/distinct_files.hpp"
 
 namespace readbench::cli {
 
@@ -19,6 +20,10 @@ struct CompareOptions {
 };
 
 int run(const CompareOptions& o) {
+  std::vector<RolePath> inputs;
+  for (std::size_t i = 0; i < o.inputs.size(); ++i)
+    inputs.push_back({"report " + std::to_string(i + 1), o.inputs[i]});
+  check_distinct_files(inputs, {{"-o", o.output}});
   check_writable(o.output);
   const Comparison c = compare_reports(read_reports(o.inputs));
   const std::string text = o.format == "csv"    ? format_compare_csv(c)
@@ -41,7 +46,9 @@ void setup_compare_command(CLI::App& app, int& exit_code) {
   sub->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"markdown", "csv", "json"}))
       ->capture_default_str();
-  sub->add_option("-o,--output", o->output, "Write to FILE (- for stdout)")->capture_default_str();
+  sub->add_option("-o,--output", o->output, "Write to FILE (- for stdout)")
+      ->check(output_path())
+      ->capture_default_str();
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "report/atomic_write.hpp"
+#include "report/distinct_files.hpp"
 #include "report/export.hpp"
 
 namespace readbench::cli {
@@ -18,6 +19,7 @@ struct ExportOptions {
 };
 
 int run(const ExportOptions& o) {
+  check_distinct_files({{"the report", o.input}}, {{"-o", o.output}});
   check_writable(o.output);
   const Report rep = read_report(o.input);
   const Json out = o.format == "bmf" ? export_bmf(rep) : export_gab(rep);
@@ -37,7 +39,9 @@ void setup_export_command(CLI::App& app, int& exit_code) {
       ->required()
       ->check(CLI::IsMember({"bmf", "gab"}));
   sub->add_option("report", o->input, "A readbench JSON report, or - for stdin")->required();
-  sub->add_option("-o,--output", o->output, "Write to FILE (- for stdout)")->capture_default_str();
+  sub->add_option("-o,--output", o->output, "Write to FILE (- for stdout)")
+      ->check(output_path())
+      ->capture_default_str();
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

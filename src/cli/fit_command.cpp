@@ -1,12 +1,14 @@
 // `readbench fit`: the power law and the fixed + marginal decomposition of user-supplied points.
-#include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "report/atomic_write.hpp"
+#include "report/distinct_files.hpp"
 #include "report/fit_json.hpp"
 #include "report/points_input.hpp"
+#include "report/standard_output.hpp"
 #include "report/text_report.hpp"
 
 namespace readbench::cli {
@@ -20,6 +22,7 @@ struct FitOptions {
 };
 
 int run(const FitOptions& o) {
+  check_distinct_files({{"the input", o.input}}, {{"--json", o.json_path}});
   if (!o.json_path.empty()) check_writable(o.json_path);
   const auto series = parse_points(read_input(o.input));
   const std::optional<double> fit_from = parse_fit_from(o.fit_from);
@@ -42,10 +45,12 @@ int run(const FitOptions& o) {
     }
     write_atomically(o.json_path, out.dump(2) + "\n");
   }
-  if (o.json_path != "-")
+  if (o.json_path != "-") {
+    std::ostringstream table;
     for (std::size_t i = 0; i < series.size(); ++i)
-      std::cout << (series[i].label.empty() ? "fit" : series[i].label) << ":\n"
-                << format_fit(fits[i], series[i].points);
+      table << (series[i].label.empty() ? "fit" : series[i].label) << ":\n" << format_fit(fits[i], series[i].points);
+    write_stdout(table.str());
+  }
   return 0;
 }
 
@@ -62,7 +67,8 @@ void setup_fit_command(CLI::App& app, int& exit_code) {
                   "Fit lengths >= this: auto (from the first length whose time is at least 80% "
                   "length-dependent) or a length (0: all)")
       ->capture_default_str();
-  sub->add_option("--json", o->json_path, "Write the fit as JSON to FILE (- for stdout)");
+  sub->add_option("--json", o->json_path, "Write the fit as JSON to FILE (- for stdout)")
+      ->check(output_path());
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

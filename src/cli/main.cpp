@@ -1,6 +1,7 @@
 // Wires the subcommands and maps every error to one line on stderr and an exit code:
 // 0 success, 1 the answer is "no" (a correctness check failed, a regression found), 2 bad usage or
-// bad input.
+// bad input, or stdout could not be written, 3 `run` measured but a report file could not be
+// written.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <new>
@@ -8,9 +9,12 @@
 
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
+#include "report/standard_output.hpp"
 #include "version.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_command_line(int argc, char** argv) {
   CLI::App app{"readbench: how the cost of reading a paged KV cache grows with history length"};
   app.set_version_flag("--version", std::string("readbench ") + readbench::kVersion + " (" +
                                         readbench::kGitCommit + ")");
@@ -44,6 +48,21 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "readbench: error: " << e.what() << '\n';
+    return 2;
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  readbench::hold_standard_descriptors();  // before anything opens a file
+  const int exit_code = run_command_line(argc, argv);
+  // A table or report on stdout that did not get out is a failure, whatever the command said.
+  try {
+    readbench::close_stdout();
+  } catch (const readbench::OutputError& e) {
+    if (exit_code != 2) std::cerr << "readbench: " << e.what() << '\n';  // one line only
     return 2;
   }
   return exit_code;

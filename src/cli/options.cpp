@@ -35,6 +35,14 @@ std::optional<double> parse_fit_from(const std::string& text) {
   return v;
 }
 
+CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return s.empty() ? std::string("an output path is empty") : std::string();
+      },
+      "FILE");
+}
+
 void add_shape_options(CLI::App* app, Shape& s) {
   app->add_option("-b,--batch", s.batch, "Sequences B")->capture_default_str();
   app->add_option("--q-heads", s.q_heads, "Query heads Hq")->capture_default_str();

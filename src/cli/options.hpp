@@ -16,6 +16,10 @@ CLI::Validator not_negative();
 // "auto" (empty: the fit picks its region) or a length >= 0. Throws InputError naming the value.
 std::optional<double> parse_fit_from(const std::string& text);
 
+// Refuses an empty output path: `--json "$UNSET"` would otherwise read as "no report" and
+// drop it silently.
+CLI::Validator output_path();
+
 // --batch, --q-heads, --kv-heads, --head-dim, --block-size with the SPEC §2 defaults.
 void add_shape_options(CLI::App* app, Shape& shape);
 

@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "report/atomic_write.hpp"
+#include "report/distinct_files.hpp"
 #include "report/plot.hpp"
 #include "report/report_input.hpp"
 
@@ -17,6 +18,7 @@ struct PlotOptions {
 };
 
 int run(const PlotOptions& o) {
+  check_distinct_files({{"the report", o.input}}, {{"-o", o.output}});
   check_writable(o.output);
   const Report report = read_report(o.input);
   write_atomically(o.output, plot_svg(report));
@@ -32,7 +34,9 @@ void setup_plot_command(CLI::App& app, int& exit_code) {
       "Plot a readbench report as SVG: time per call against L on log-log axes, the points "
       "and fitted line of each backend/path, with its exponent");
   sub->add_option("report", o->input, "A readbench JSON report, or - for stdin")->required();
-  sub->add_option("-o,--output", o->output, "Write the SVG to FILE (- for stdout)")->required();
+  sub->add_option("-o,--output", o->output, "Write the SVG to FILE (- for stdout)")
+      ->required()
+      ->check(output_path());
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -1,6 +1,8 @@
 // `readbench run`: the sweep of SPEC §5, a table on stdout, JSON and CSV on request.
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -9,7 +11,9 @@
 #include "measure/sweep.hpp"
 #include "report/atomic_write.hpp"
 #include "report/csv_report.hpp"
+#include "report/distinct_files.hpp"
 #include "report/json_report.hpp"
+#include "report/standard_output.hpp"
 #include "report/text_report.hpp"
 
 namespace readbench::cli {
@@ -38,6 +42,7 @@ int run(RunOptions& o) {
   if (o.json_path == "-" && o.csv_path == "-")
     throw InputError("--json and --csv cannot both write to stdout");
   // Fail before a long sweep, not after it.
+  check_distinct_files({}, {{"--json", o.json_path}, {"--csv", o.csv_path}});
   if (!o.json_path.empty()) check_writable(o.json_path);
   if (!o.csv_path.empty()) check_writable(o.csv_path);
 
@@ -45,17 +50,30 @@ int run(RunOptions& o) {
   const RunResult result = run_sweep(c, [&](std::string_view m) { progress.show(m); });
   progress.done();
 
-  if (!o.json_path.empty())
-    write_atomically(o.json_path,
-                     build_report(result, describe_host(), utc_timestamp()).dump(2) + "\n");
-  if (!o.csv_path.empty()) write_atomically(o.csv_path, build_csv(result));
+  // The measurements are the expensive part: a report file that cannot be written costs
+  // neither the other report nor the table, and the exit status (3) says so.
+  const std::string json =
+      o.json_path.empty() ? ""
+                          : build_report(result, describe_host(), utc_timestamp()).dump(2) + "\n";
+  const std::string csv = o.csv_path.empty() ? "" : build_csv(result);
+  std::vector<std::string> failures;
+  auto write_file = [&](const std::string& path, const std::string& content) {
+    if (path.empty() || path == "-") return;
+    try {
+      write_atomically(path, content);
+    } catch (const OutputError& e) {
+      failures.push_back(e.what());
+    }
+  };
+  write_file(o.json_path, json);
+  write_file(o.csv_path, csv);
   // A report on stdout replaces the table there, so the output stays machine-readable.
-  if (o.json_path != "-" && o.csv_path != "-") std::cout << format_run(result) << std::flush;
-  if (!result.all_checks_passed()) {
+  write_stdout(o.json_path == "-" ? json : o.csv_path == "-" ? csv : format_run(result));
+  if (!result.all_checks_passed())
     std::cerr << "readbench: a correctness check failed; the failing path was not timed\n";
-    return 1;
-  }
-  return 0;
+  for (const std::string& why : failures) std::cerr << "readbench: " << why << '\n';
+  if (!failures.empty()) return 3;
+  return result.all_checks_passed() ? 0 : 1;
 }
 
 }  // namespace
@@ -106,8 +124,10 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--seed", o->config.seed, "Seed of the inputs and the block allocator")
       ->check(not_negative())
       ->capture_default_str();
-  sub->add_option("--json", o->json_path, "Write the JSON report to FILE (- for stdout)");
-  sub->add_option("--csv", o->csv_path, "Write the CSV report to FILE (- for stdout)");
+  sub->add_option("--json", o->json_path, "Write the JSON report to FILE (- for stdout)")
+      ->check(output_path());
+  sub->add_option("--csv", o->csv_path, "Write the CSV report to FILE (- for stdout)")
+      ->check(output_path());
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -10,6 +10,7 @@
 #include "core/lengths.hpp"
 #include "measure/sweep.hpp"
 #include "measure/verify.hpp"
+#include "report/standard_output.hpp"
 
 namespace readbench::cli {
 
@@ -33,6 +34,15 @@ std::vector<DType> parse_dtypes(const std::string& text) {
   }
 }
 
+// printf-style, through write_stdout: each line is checked as it goes out, so a failed write
+// is reported with its reason.
+template <class... Args>
+void print(const char* format, Args... args) {
+  std::string line(std::size_t(std::snprintf(nullptr, 0, format, args...)), '\0');
+  std::snprintf(line.data(), line.size() + 1, format, args...);
+  write_stdout(line);
+}
+
 int run(const VerifyOptions& o) {
   o.shape.validate();
   if (o.threads < 0) throw InputError("--threads must be >= 0, got " + std::to_string(o.threads));
@@ -54,7 +64,7 @@ int run(const VerifyOptions& o) {
   // Under auto or all, a backend that cannot run is reported and the others still checked.
   auto skip = [&](const std::string& name, const char* status, const char* why) {
     if (explicit_choice) throw InputError("--backend " + name + " cannot run: " + why);
-    std::printf("%-7s %s: %s\n", name.c_str(), status, why);
+    print("%-7s %s: %s\n", name.c_str(), status, why);
   };
   bool all_passed = true, header_printed = false;
   for (const std::string& name : backend_names(choice)) {
@@ -65,17 +75,19 @@ int run(const VerifyOptions& o) {
           const Workload w{o.shape, t, len, 1, o.seed};
           const auto checks = check_paths(*backend, w, {Path::gather, Path::fused});
           if (!header_printed) {
-            std::printf("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L",
-                        "error", "tolerance", "result");
+            print("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L", "error",
+                  "tolerance", "result");
             header_printed = true;
           }
           for (const CheckResult& c : checks) {
             all_passed = all_passed && c.passed;
-            std::printf("%-7s %-5s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
-                        std::string(to_string(t)).c_str(), std::string(to_string(c.path)).c_str(),
-                        (long long)len, c.error, c.tolerance, c.passed ? "pass" : "FAIL");
+            print("%-7s %-5s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
+                  std::string(to_string(t)).c_str(), std::string(to_string(c.path)).c_str(),
+                  (long long)len, c.error, c.tolerance, c.passed ? "pass" : "FAIL");
           }
         }
+    } catch (const OutputError&) {
+      throw;  // stdout failed: not a reason this backend cannot run
     } catch (const BackendUnavailable& e) {
       skip(name, "unavailable", e.what());
     } catch (const BackendError& e) {
@@ -84,7 +96,6 @@ int run(const VerifyOptions& o) {
       skip(name, "failed", e.what());
     }
   }
-  std::fflush(stdout);
   return all_passed ? 0 : 1;
 }
 

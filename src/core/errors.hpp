@@ -12,6 +12,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An output (a report file, stdout) that cannot be written. An InputError, so exit 2; `run`
+// turns one that happens after measuring into exit 3.
+class OutputError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // Fit guards (SPEC §4). Each names the offending value.
 class FitError : public InputError {
  public:

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# End-to-end checks of where readbench writes: empty output paths refused, an output naming
+# an input or another output refused before any work, a FIFO written in place, stdout
+# failures (closed, full device) reported with exit 2, and a run whose report cannot be written
+# exiting 3 with its table and other report still out.
+#
+# Device nodes are made with mknod in a temporary directory (root only, skipped otherwise):
+# a test never points at a real file in /dev, where a rename would replace the node.
+#
+# usage: cli_output_test.sh READBENCH_BINARY
+# Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
+set -u
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 READBENCH_BINARY" >&2
+  exit 2
+fi
+BIN=$(realpath "$1")
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/readbench-cli-output.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 2
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+skip() { echo "skip $1: $2"; }
+
+# Runs a command with stdout in $WORK/out, stderr in $WORK/err and the status in $rc.
+run() {
+  "$@" <"$WORK/empty" >"$WORK/out" 2>"$WORK/err"
+  rc=$?
+}
+: >"$WORK/empty"
+lines_of() { awk 'END { print NR }' "$1"; }
+first_err() { head -c 300 "$WORK/err" | tr '\n' ' '; }
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# Exit CODE, exactly one line on stderr starting "readbench: " and containing TEXT.
+expect_error() {  # NAME CODE TEXT
+  local name=$1 code=$2 text=$3 n
+  n=$(lines_of "$WORK/err")
+  if [ "$rc" -ne "$code" ]; then
+    fail "$name" "exit $rc, expected $code: $(first_err)"
+  elif [ "$n" -ne 1 ]; then
+    fail "$name" "$n lines on stderr, expected 1: $(first_err)"
+  elif ! grep -q '^readbench: ' "$WORK/err" || ! grep -qF -- "$text" "$WORK/err"; then
+    fail "$name" "stderr lacks 'readbench: ' or '$text': $(first_err)"
+  else
+    pass "$name"
+  fi
+}
+refused() {  # NAME TEXT CMD...
+  local name=$1 text=$2
+  shift 2
+  run "$@"
+  expect_error "$name" 2 "$text"
+}
+
+TINY=(--backend cpu --path fused --lengths 16,32 --budget 0.05 --min-samples 3)
+
+# One tiny report, the input of every other command here.
+run "$BIN" run "${TINY[@]}" --json r.json
+[ "$rc" -eq 0 ] || { echo "FAIL could not make the fixture report: $(first_err)"; exit 1; }
+cp r.json b.json
+before=$(sha r.json)
+unchanged() {  # NAME
+  [ "$(sha r.json)" = "$before" ] && pass "$1 leaves r.json unchanged" ||
+    fail "$1 leaves r.json unchanged" "r.json changed"
+}
+
+# --- empty output paths: an unset variable must not drop the report silently ---------------
+
+refused "run --json ''" "empty" "$BIN" run "${TINY[@]}" --json ''
+refused "run --csv ''" "empty" "$BIN" run "${TINY[@]}" --csv ''
+refused "fit --json ''" "empty" "$BIN" fit r.json --json ''
+refused "check --json ''" "empty" "$BIN" check r.json --baseline b.json --json ''
+refused "compare -o ''" "empty" "$BIN" compare r.json b.json -o ''
+refused "export -o ''" "empty" "$BIN" export --format bmf r.json -o ''
+refused "plot -o ''" "empty" "$BIN" plot r.json -o ''
+
+# --- an output naming an input or another output --------------------------------------------
+
+ln r.json hard.json
+refused "plot r.json -o r.json" "the report 'r.json'" "$BIN" plot r.json -o r.json
+unchanged "plot r.json -o r.json"
+refused "plot r.json -o ./r.json" "-o './r.json'" "$BIN" plot r.json -o ./r.json
+refused "plot r.json -o a hard link to it" "-o 'hard.json'" "$BIN" plot r.json -o hard.json
+unchanged "plot into a hard link"
+refused "fit r.json --json r.json" "the input 'r.json'" "$BIN" fit r.json --json r.json
+unchanged "fit r.json --json r.json"
+refused "export r.json -o ./r.json" "the report 'r.json'" \
+  "$BIN" export --format gab r.json -o ./r.json
+unchanged "export r.json -o ./r.json"
+refused "compare r.json b.json -o r.json" "report 1 'r.json'" \
+  "$BIN" compare r.json b.json -o r.json
+refused "compare b.json r.json -o r.json" "report 2 'r.json'" \
+  "$BIN" compare b.json r.json -o r.json
+unchanged "compare ... -o r.json"
+refused "check r.json --json r.json" "the report 'r.json'" \
+  "$BIN" check r.json --baseline b.json --json r.json
+refused "check --baseline b.json --json b.json" "--baseline 'b.json'" \
+  "$BIN" check r.json --baseline b.json --json ./b.json
+unchanged "check r.json --json r.json"
+# Refused before measuring: the file does not exist yet and is not created.
+refused "run --json x --csv ./x" "--json 'x'" "$BIN" run "${TINY[@]}" --json x --csv ./x
+[ ! -e x ] && pass "run --json x --csv ./x measures nothing and writes nothing" ||
+  fail "run --json x --csv ./x measures nothing and writes nothing" "x exists"
+mkfifo twice
+refused "run with both reports into one FIFO" "--csv 'twice'" \
+  "$BIN" run "${TINY[@]}" --json twice --csv twice
+
+# --- FIFO: written in place, the FIFO stays -------------------------------------------------
+
+mkfifo fifo
+# The reader gives up after a minute, so a readbench that never opens the FIFO fails the check
+# rather than hanging the script.
+timeout 60 cat fifo >from_fifo &
+reader=$!
+run "$BIN" run "${TINY[@]}" --json fifo
+wait "$reader"
+if [ "$rc" -eq 0 ] && /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' from_fifo
+then pass "run --json into a FIFO reaches its reader"; else fail "run --json into a FIFO" "exit $rc: $(first_err)"; fi
+[ -p fifo ] && pass "the FIFO is still a FIFO" || fail "the FIFO is still a FIFO" "replaced"
+timeout 60 cat fifo >from_fifo &
+reader=$!
+run "$BIN" export --format bmf r.json -o fifo
+wait "$reader"
+"$BIN" export --format bmf r.json >expected
+[ "$rc" -eq 0 ] && cmp -s from_fifo expected && pass "export -o FIFO writes the export" ||
+  fail "export -o FIFO writes the export" "exit $rc: $(first_err)"
+
+# --- stdout closed: exit 2 and one line, for every command that writes there ----------------
+
+closed() {  # NAME CMD...
+  local name=$1
+  shift
+  "$@" <"$WORK/empty" >&- 2>"$WORK/err"
+  rc=$?
+  expect_error "$name with stdout closed" 2 "cannot write to stdout"
+}
+closed "run" "$BIN" run "${TINY[@]}"
+closed "run --json -" "$BIN" run "${TINY[@]}" --json -
+closed "fit" "$BIN" fit r.json
+closed "check" "$BIN" check r.json --baseline b.json
+closed "plot -o -" "$BIN" plot r.json -o -
+closed "compare" "$BIN" compare r.json b.json
+closed "export" "$BIN" export --format bmf r.json
+closed "verify" "$BIN" verify --backend cpu --dtypes f32 --lengths 16
+closed "--help" "$BIN" --help
+# A report file is still written when only stdout is closed, and not onto fd 1.
+"$BIN" export --format bmf r.json -o e.json >&- 2>"$WORK/err"
+rc=$?
+[ "$rc" -eq 0 ] && cmp -s e.json expected && pass "export -o FILE works with stdout closed" ||
+  fail "export -o FILE works with stdout closed" "exit $rc: $(first_err)"
+
+# --- a full device (a node made here with the numbers of /dev/full) -------------------------
+
+if [ "$(id -u)" -eq 0 ] && mknod full c 1 7 2>/dev/null; then
+  to_full() {  # NAME CMD...
+    local name=$1
+    shift
+    "$@" <"$WORK/empty" >full 2>"$WORK/err"
+    rc=$?
+    expect_error "$name to a full device" 2 "No space left on device"
+  }
+  to_full "run table" "$BIN" run "${TINY[@]}"
+  to_full "fit table" "$BIN" fit r.json
+  to_full "check table" "$BIN" check r.json --baseline b.json
+  to_full "compare" "$BIN" compare r.json b.json
+  to_full "verify table" "$BIN" verify --backend cpu --dtypes f32 --lengths 16
+  refused "export -o a full device" "cannot write 'full': No space left on device" \
+    "$BIN" export --format bmf r.json -o full
+  [ -c full ] && pass "the full device is still a character device" ||
+    fail "the full device is still a character device" "replaced"
+
+  # --- run: a report that cannot be written after measuring exits 3 --------------------------
+  cp r.json ok.json
+  run "$BIN" run "${TINY[@]}" --json ok.json --csv full
+  expect_error "run --csv to a full device exits 3" 3 "cannot write 'full'"
+  grep -q 'cpu' "$WORK/out" && pass "run exiting 3 still prints the table" ||
+    fail "run exiting 3 still prints the table" "stdout: $(head -c 200 "$WORK/out")"
+  [ "$(sha ok.json)" != "$before" ] &&
+    /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' ok.json &&
+    pass "run exiting 3 still writes the other report" ||
+    fail "run exiting 3 still writes the other report" "ok.json not replaced"
+else
+  skip "full device checks" "mknod needs root"
+fi
+
+# Without root: a 1 KiB file-size limit fails the JSON report (SIGXFSZ ignored, so write()
+# returns EFBIG); the small CSV and the table (on a pipe, which has no size limit) still go.
+run bash -c 'set -o pipefail; trap "" XFSZ; ulimit -f 1; "$@" | cat' _ \
+  "$BIN" run "${TINY[@]}" --json big.json --csv small.csv
+expect_error "run with an unwritable --json exits 3" 3 "cannot write 'big.json'"
+grep -q 'cpu' "$WORK/out" && pass "run with an unwritable --json prints the table" ||
+  fail "run with an unwritable --json prints the table" "stdout: $(head -c 200 "$WORK/out")"
+[ -s small.csv ] && [ ! -e big.json ] && pass "run with an unwritable --json writes the CSV" ||
+  fail "run with an unwritable --json writes the CSV" "$(ls)"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
