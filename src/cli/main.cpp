@@ -6,11 +6,14 @@
 #include <new>
 #include <string>
 
+#include "backends/cpu/omp_wait_policy.hpp"
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
 #include "version.hpp"
 
 int main(int argc, char** argv) {
+  // First: it may re-execute the process so libgomp starts with readbench's wait policy.
+  readbench::cpu::apply_default_wait_policy(argv);
   CLI::App app{"readbench: how the cost of reading a paged KV cache grows with history length"};
   app.set_version_flag("--version", std::string("readbench ") + readbench::kVersion + " (" +
                                         readbench::kGitCommit + ")");
