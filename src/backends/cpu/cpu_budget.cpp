@@ -59,7 +59,7 @@ std::optional<std::string> read_text(const fs::path& file) {
   return s.str();
 }
 
-// The cgroup directories from `leaf` up to `top`, both included.
+// The directories of a cgroup path under `top`, deepest first, `top` itself last.
 std::vector<fs::path> up_to(const fs::path& top, std::string_view cgroup) {
   std::vector<fs::path> dirs;
   fs::path dir = top;
@@ -101,6 +101,7 @@ Quota v1_quota(std::string_view cgroup, const fs::path& root) {
       try {
         keep_tighter(best, parse_cfs_quota(*quota, *period), dir / "cpu.cfs_quota_us");
       } catch (const CgroupFormatError&) {
+        // As for cpu.max: no quota from a file that does not read as the kernel writes it.
       }
     }
     break;
