@@ -36,8 +36,10 @@ struct GpuInfo {
 
 // Settings of a backend that change its numbers, for the report.
 struct BackendDetails {
-  int threads = 0;      // CPU worker threads (0 where not applicable)
-  std::string kernels;  // which compiled kernels run, e.g. "avx512" or "baseline"
+  int threads = 0;           // CPU worker threads (0 where not applicable)
+  std::string kernels;       // which compiled kernels run, e.g. "avx512" or "baseline"
+  std::string threads_from;  // what set `threads`: "--threads", "affinity" or "cgroup quota"
+  std::string wait_policy;   // how idle CPU workers wait, e.g. "passive (default)"
 };
 
 class Backend {
@@ -72,9 +74,13 @@ class Backend {
   // Seconds for `calls` back-to-back calls cycling over the replicas (call i uses replica
   // i % replicas). When cold, caches are flushed first and the flush is not timed.
   virtual double time_calls(Path p, int calls, CacheState cache) = 0;
+  // Whether the last time_calls lost its CPUs to something else while timed (preempted, or kept
+  // waiting for a core), so its time is the scheduler's as much as the read's. Backends that
+  // cannot tell say no.
+  virtual bool last_sample_disturbed() const { return false; }
 };
 
-std::unique_ptr<Backend> make_cpu_backend(int threads);  // threads <= 0: all cores
+std::unique_ptr<Backend> make_cpu_backend(int threads);  // threads <= 0: available_cpus()
 // Throws BackendUnavailable with the reason (built without CUDA, no driver, no device).
 std::unique_ptr<Backend> make_cuda_backend(int device);
 

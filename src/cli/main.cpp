@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "backends/cpu/omp_wait_policy.hpp"
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
 #include "report/standard_output.hpp"
@@ -56,6 +57,8 @@ int run_command_line(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First: it may re-execute the process so libgomp starts with readbench's wait policy.
+  readbench::cpu::apply_default_wait_policy(argv);
   readbench::hold_standard_descriptors();  // before anything opens a file
   const int exit_code = run_command_line(argc, argv);
   // A table or report on stdout that did not get out is a failure, whatever the command said.

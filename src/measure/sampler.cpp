@@ -51,13 +51,15 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
         std::max(m.calls_per_sample, calls_per_sample(backend.timer_resolution_s(), batched));
   }
 
-  std::vector<double> samples;
+  // Disturbed samples are set aside and re-taken: the stopping rule sees clean ones only.
+  std::vector<double> samples, disturbed;
   const auto sampling_start = Clock::now();
   const int floor_samples = std::min(3, policy.min_samples);
   int next_check = 0;
-  while (int(samples.size()) < policy.max_samples) {
-    samples.push_back(backend.time_calls(path, m.calls_per_sample, policy.cache) /
-                      m.calls_per_sample);
+  while (int(samples.size() + disturbed.size()) < policy.max_samples) {
+    const double s =
+        backend.time_calls(path, m.calls_per_sample, policy.cache) / m.calls_per_sample;
+    (backend.last_sample_disturbed() ? disturbed : samples).push_back(s);
     const int n = int(samples.size());
     // The noise is re-estimated as the count grows by a tenth, not after every sample, so
     // the rule stays cheap with thousands of samples.
@@ -68,7 +70,15 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
         break;
       }
     }
-    if (n >= floor_samples && since(start) >= policy.budget_s) break;
+    // Disturbed samples count toward the floor too, so a busy machine cannot stretch the budget.
+    if (n + int(disturbed.size()) >= floor_samples && since(start) >= policy.budget_s) break;
+  }
+  m.disturbed = int(disturbed.size());
+  // Too few clean samples to stand alone: keep the disturbed ones, so the point is not empty,
+  // and say so.
+  if (int(samples.size()) < floor_samples && !disturbed.empty()) {
+    m.contended = true;
+    samples.insert(samples.end(), disturbed.begin(), disturbed.end());
   }
   m.per_call = summarize(samples);
   return m;

@@ -20,6 +20,11 @@ struct Measurement {
   SampleSummary per_call;  // seconds per call
   int calls_per_sample = 1;
   bool converged = false;  // noise target met before the budget ran out
+  // Samples the backend judged disturbed (its threads lost their cores): discarded and
+  // re-taken within the budget, and counted here whether or not they were kept.
+  int disturbed = 0;
+  // The budget ran out before enough clean samples: the disturbed ones are in per_call too.
+  bool contended = false;
 };
 
 // Calls per sample so one sample spans at least 1000 timer ticks.

@@ -1,15 +1,18 @@
 // The CPU backend: runs the reads of paged_attention.cpp on host memory, timed by a
 // monotonic clock, with a cache flush (and a primer call, see prime) between cold samples.
-#include <omp.h>
-
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include "backends/backend.hpp"
+#include "backends/cpu/contention_probe.hpp"
+#include "backends/cpu/cpu_budget.hpp"
+#include "backends/cpu/omp_wait_policy.hpp"
 #include "backends/cpu/paged_attention.hpp"
 #include "backends/cpu/stream_bandwidth.hpp"
 #include "core/errors.hpp"
@@ -32,18 +35,28 @@ double measure_clock_resolution() {
   return best;
 }
 
+// Threads and what set them: the option, else the CPUs this process may really use.
+std::pair<int, std::string> threads_for(int asked) {
+  if (asked > 0) return {asked, "--threads"};
+  const cpu::CpuBudget b = cpu::available_cpus();
+  return {b.cpus, b.limited_by == cpu::CpuLimit::quota ? "cgroup quota" : "affinity"};
+}
+
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads)
-      : threads_(threads > 0 ? threads : omp_get_num_procs()),
-        resolution_(measure_clock_resolution()) {}
+  explicit CpuBackend(std::pair<int, std::string> threads)
+      : threads_(threads.first),
+        threads_from_(std::move(threads.second)),
+        resolution_(measure_clock_resolution()),
+        probe_(threads_) {}
 
   std::string_view name() const override { return "cpu"; }
   double timer_resolution_s() const override { return resolution_; }
   std::int64_t cache_bytes() const override { return cpu::last_level_cache_bytes(); }
 
   BackendDetails details() const override {
-    return {threads_, std::string(cpu::instruction_set())};
+    return {threads_, std::string(cpu::instruction_set()), threads_from_,
+            cpu::wait_policy_in_effect()};
   }
 
   Bandwidths measure_bandwidths() override { return cpu::measure_host_bandwidths(threads_); }
@@ -75,10 +88,16 @@ class CpuBackend final : public Backend {
       flusher_->flush();
       prime(p);
     }
+    // The workers' scheduler counters are read outside the timed region, on every worker.
+    probe_.before();
     const auto t0 = Clock::now();
     for (int i = 0; i < calls; ++i) run(p, i % wl.replicas);
-    return std::chrono::duration<double>(Clock::now() - t0).count();
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    disturbed_ = cpu::is_disturbed(probe_.after(), seconds);
+    return seconds;
   }
+
+  bool last_sample_disturbed() const override { return disturbed_; }
 
  private:
   const Workload& require_workload() const {
@@ -125,7 +144,10 @@ class CpuBackend final : public Backend {
   }
 
   int threads_;
+  std::string threads_from_;
   double resolution_;
+  cpu::TeamProbe probe_;
+  bool disturbed_ = false;
   std::optional<HostWorkload> work_;
   AlignedBuffer out_, gather_k_, gather_v_;
   std::optional<cpu::CacheFlusher> flusher_;
@@ -136,7 +158,7 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(int threads) {
-  return std::make_unique<CpuBackend>(threads);
+  return std::make_unique<CpuBackend>(threads_for(threads));
 }
 
 }  // namespace readbench
