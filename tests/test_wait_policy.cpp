@@ -16,8 +16,12 @@ TEST_CASE("either wait variable set, even empty, is the user's choice") {
 }
 
 TEST_CASE("readbench's own default is described as the default") {
-  CHECK(describe_wait_policy(kDefaultWaitPolicy, nullptr, "1") ==
-        std::string(kDefaultWaitPolicy) + " (default)");
+  CHECK(describe_wait_policy(nullptr, kDefaultWaitPolicy, "1") ==
+        "GOMP_SPINCOUNT=" + std::string(kDefaultWaitPolicy) + " (default)");
+  // A marker left beside another value cannot claim it as the default.
+  CHECK(describe_wait_policy(nullptr, "5", "1") == "GOMP_SPINCOUNT=5");
+  CHECK(describe_wait_policy("passive", kDefaultWaitPolicy, "1") ==
+        "passive (OMP_WAIT_POLICY), GOMP_SPINCOUNT=10000");
 }
 
 TEST_CASE("a policy from the environment names its variables") {

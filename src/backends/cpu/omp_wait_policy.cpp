@@ -29,8 +29,10 @@ void apply_default_wait_policy(char** argv) {
 std::string describe_wait_policy(const char* omp_wait_policy, const char* gomp_spincount,
                                  const char* defaulted_marker) {
   if (!user_chose_wait_policy(omp_wait_policy, gomp_spincount)) return "libgomp default";
-  if (defaulted_marker != nullptr && omp_wait_policy != nullptr && gomp_spincount == nullptr)
-    return std::string(omp_wait_policy) + " (default)";
+  // The marker claims only the default's own value, with the other variable unset.
+  if (defaulted_marker != nullptr && omp_wait_policy == nullptr && gomp_spincount != nullptr &&
+      std::string(gomp_spincount) == kDefaultWaitPolicy)
+    return std::string(kWaitPolicyVariable) + "=" + kDefaultWaitPolicy + " (default)";
   std::string d;
   if (omp_wait_policy != nullptr) d = std::string(omp_wait_policy) + " (OMP_WAIT_POLICY)";
   if (gomp_spincount != nullptr)

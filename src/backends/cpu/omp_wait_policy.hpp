@@ -6,9 +6,11 @@
 
 namespace readbench::cpu {
 
-// readbench's default: OMP_WAIT_POLICY=passive (bench/cpu/WAIT_POLICY.md has the numbers).
-inline constexpr const char* kWaitPolicyVariable = "OMP_WAIT_POLICY";
-inline constexpr const char* kDefaultWaitPolicy = "passive";
+// readbench's default: a bounded spin, GOMP_SPINCOUNT=10000 (bench/cpu/WAIT_POLICY.md has
+// the numbers): workers spin through the microsecond gaps inside a call and sleep through the
+// milliseconds between samples, so a neighbour gets the core back.
+inline constexpr const char* kWaitPolicyVariable = "GOMP_SPINCOUNT";
+inline constexpr const char* kDefaultWaitPolicy = "10000";
 // Set beside the default so the re-executed process knows the policy was readbench's choice.
 inline constexpr const char* kDefaultedMarker = "READBENCH_DEFAULT_WAIT_POLICY";
 
@@ -21,7 +23,8 @@ bool user_chose_wait_policy(const char* omp_wait_policy, const char* gomp_spinco
 void apply_default_wait_policy(char** argv);
 
 // The policy for the report, from the variables and the marker, e.g. "passive (default)",
-// "active (OMP_WAIT_POLICY)", "GOMP_SPINCOUNT=10000", "libgomp default".
+// "GOMP_SPINCOUNT=10000 (default)", "active (OMP_WAIT_POLICY)", "GOMP_SPINCOUNT=100",
+// "libgomp default".
 std::string describe_wait_policy(const char* omp_wait_policy, const char* gomp_spincount,
                                  const char* defaulted_marker);
 std::string wait_policy_in_effect();
