@@ -31,9 +31,10 @@ inline PointResult point(std::int64_t length, double seconds) {
   return p;
 }
 
-// A path timed at `pts` (length, seconds), fitted from `fit_from` (empty: auto).
+// A path timed at `pts` (length, seconds), fitted from `fit_from` (empty: auto; by default
+// every point, so a fixture's fit has exactly the points it lists).
 inline PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, double>> pts,
-                             std::optional<double> fit_from = std::nullopt) {
+                             std::optional<double> fit_from = 0.0) {
   PathResult r;
   r.backend = "cpu";
   r.path = path;

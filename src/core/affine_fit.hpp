@@ -20,8 +20,11 @@ struct AffineFit {
   double rms_relative_error = 0;  // sqrt(mean ((t0 + b*L - t) / t)^2)
   int n_points = 0;
 
-  // b*L / t: how much of a time of `seconds` at `length` this fit calls length-dependent.
-  double share(double length, double seconds) const { return marginal_s * length / seconds; }
+  // (t - t0) / t: how much of a time of `seconds` is not this fit's fixed cost. For a read
+  // that is exactly affine it is b*L/t; where the per-token cost changes along the lengths (a
+  // copy that outgrows a cache) it still counts all the length-dependent time, and it grows
+  // with the time, so the shares of a series rise with its lengths.
+  double share(double seconds) const { return 1 - fixed_s / seconds; }
 };
 
 // Throws the guards' FitErrors (fit.hpp) naming the offending value. Points with

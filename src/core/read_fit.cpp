@@ -44,13 +44,39 @@ double auto_fit_from(const std::map<double, double>& by_length, bool positive_ma
 
 ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o) {
   ReadFit f;
-  f.share_basis = fit_affine(points);  // the guards, over the whole series
-  for (const TimedPoint& p : points) f.shares.push_back(f.share_basis.share(p.length, p.seconds));
+  const AffineFit whole = fit_affine(points);  // the guards, over the whole series
+  const auto shares_with = [&](const AffineFit& basis) {
+    std::vector<double> out;
+    for (const TimedPoint& p : points) out.push_back(basis.share(p.seconds));
+    return out;
+  };
+  f.fit_from_auto = !o.fit_from;
+  if (o.fit_from) {
+    f.fit_from = *o.fit_from;
+    f.share_basis = f.fit_from > 0 ? fit_affine(points, f.fit_from) : whole;
+  } else {
+    // The fixed cost that decides the shares is the one seen where the read has settled: a read
+    // whose cost per token is higher at short lengths (prefetch ramping up, a split that does
+    // not pay yet) has a larger fixed cost there than the line through every point says. Start
+    // from that line, then take t0 from the region its shares select, and move the region up
+    // while the region's own t0 says so (never down, so this ends).
+    f.share_basis = whole;
+    f.fit_from = auto_fit_from(shares_by_length(points, shares_with(whole)), whole.marginal_s > 0);
+    for (std::size_t step = 0; step < points.size(); ++step) {
+      const AffineFit region = fit_affine(points, f.fit_from);
+      const double next =
+          auto_fit_from(shares_by_length(points, shares_with(region)), region.marginal_s > 0);
+      if (!(next > f.fit_from)) {
+        if (f.fit_from > shares_by_length(points, shares_with(whole)).begin()->first)
+          f.share_basis = region;
+        break;
+      }
+      f.fit_from = next;
+    }
+  }
+  f.shares = shares_with(f.share_basis);
   const std::map<double, double> by_length = shares_by_length(points, f.shares);
   const bool positive = f.share_basis.marginal_s > 0;
-
-  f.fit_from_auto = !o.fit_from;
-  f.fit_from = o.fit_from ? *o.fit_from : auto_fit_from(by_length, positive);
   f.power = fit_power_law(points, f.fit_from);
   f.affine = fit_affine(points, f.fit_from);
   const auto start = by_length.lower_bound(f.fit_from);

@@ -4,9 +4,12 @@
 // time that is length-dependent, and whether the series reached its asymptote.
 //
 // The slope describes the read only where the length-dependent part of the time dominates.
-// The share b*L/t of each point comes from t0 + b*L fitted over every point (the short
-// lengths are where the fixed cost shows). The fitted region starts at the first length from
-// which every share is at least kAsymptoteShare (`fit_from` auto), or where the caller says.
+// Each point's share is (t - t0)/t, b*L/t for an exactly affine read. With `fit_from` auto the
+// region starts at the first length from which every share is at least kAsymptoteShare: t0
+// first from t0 + b*L over every point, then from the fit over the region those shares select,
+// the region moving up while its own t0 says so (a read whose cost per token is higher at
+// short lengths has a larger fixed cost where it has settled than the line through every point
+// shows). With a given `fit_from` the shares use t0 of the fit from there (of every point at 0).
 // The asymptote is reached when the share at the region's shortest length is at least
 // kAsymptoteShare and the region holds kAsymptoteLengths distinct lengths.
 #include <optional>
@@ -34,7 +37,7 @@ struct ReadFit {
   FitResult power;             // t = c * L^p over the region
   AffineFit affine;            // t = t0 + b*L over the region: the reported fixed and marginal cost
   AffineFit share_basis;       // t = t0 + b*L over every point: the shares
-  std::vector<double> shares;  // b*L/t of each point, in the order given
+  std::vector<double> shares;  // (t - t0)/t of each point, in the order given
   double fit_from = 0;         // the region: lengths >= this
   bool fit_from_auto = false;
   int region_lengths = 0;  // distinct lengths in the region

@@ -46,7 +46,7 @@ std::string format_fit(const ReadFit& r, const std::vector<TimedPoint>& points) 
   os << '\n';
   os << "  per-token cost " << format_seconds(f.per_token_s)
      << strprintf(" at L=%.0f; r2 = %.4f; c = %.3g s", f.longest_length, f.r2, f.constant) << '\n';
-  os << "  length-dependent share b*L/t:";
+  os << "  length-dependent share (t - t0)/t:";
   for (std::size_t i = 0; i < points.size() && i < r.shares.size(); ++i)
     os << strprintf(" %.0f: %.2f", points[i].length, r.shares[i]);
   os << "\n  segments:";
