@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The auto length grid and the fixed + marginal fit on the GPU machine, over binaries built
+# here and carried in .scratch/rb (readbench, readbench_gpu_tests, libgomp.so.1): GPU tests,
+# plain `readbench run` (both backends, the default auto grid) timed twice, and the explicit
+# B=1 grid 4096..262144 whose marginal cost the auto grid's is compared with.
+# Usage: bench/h200/auto_grid_device.sh OUTDIR
+set -u -o pipefail
+out=${1:?OUTDIR}
+bin=$(cd "$(dirname "$0")/../../.scratch/rb" && pwd)
+export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+rb=$bin/readbench
+log=$out/device.log
+smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu --format=csv,noheader; }
+step() { echo "== $*" | tee -a "$log"; }
+
+step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
+step "gpu tests"
+timeout 120 "$bin/readbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
+echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.log")" | tee -a "$log"
+for i in 1 2; do
+  step "plain readbench run $i"
+  start=$(date +%s%N)
+  timeout 300 "$rb" run --json "$out/h200-auto-$i.json" > "$out/h200-auto-$i.txt" 2>&1
+  rc=$?
+  echo "run $i rc=$rc wall $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$log"
+done
+step "explicit B=1 grid 4096..262144, cuda fused, fitted over all of it"
+timeout 200 "$rb" run --backend cuda --path fused -L 4096:262144:x4 --fit-from 0 \
+  --json "$out/h200-b1-grid.json" > "$out/h200-b1-grid.txt" 2>&1
+echo "grid rc=$?" | tee -a "$log"
+step "gpu after: $(smi)"
