@@ -283,6 +283,24 @@ leftovers=$(ls -A | grep '^\.' || true)
 [ -z "$leftovers" ] && pass "run leaves no temporary files" ||
   fail "run leaves no temporary files" "$leftovers"
 
+# The auto grid, stopped by --max-length: the report says which bound stopped it.
+expect_ok "run with the auto grid" "$BIN" run --backend cpu --path fused --max-length 64 \
+  --budget 0.05 --min-samples 3 --json auto.json
+expect_valid_report "an auto-grid report validates against the schema" auto.json
+expect_json "an auto grid stopped by --max-length says so" auto.json \
+  'r["config"]["lengths"] == "auto" and r["config"]["fit_from"] == "auto" and [p["length"] for p in r["results"][0]["points"]] == [16, 64] and r["results"][0]["grid"]["stop"] == "max_length" and "--max-length 64" in r["results"][0]["grid"]["reason"] and r["results"][0]["fit"]["asymptote_reached"] is False'
+grep -q 'the grid stopped at its max_length bound' "$WORK/out" &&
+  pass "the table names the bound that stopped the grid" ||
+  fail "the table names the bound that stopped the grid" "$(head -c 300 "$WORK/out")"
+
+# A version 1 report (written before the fixed + marginal fit) is still read, its fits
+# computed from its points.
+V1="$(dirname "$SCHEMA")/../bench/cpu/789109b/repeat5/run1.json"
+expect_ok "fit reads a version 1 report" "$BIN" fit --fit-from 0 --json v1fit.json "$V1"
+expect_json "a version 1 report's fits carry fixed and marginal costs" v1fit.json \
+  'all(x["fit"]["marginal_s"] > 0 and "fixed_s" in x["fit"] for x in r)'
+expect_ok "check reads version 1 reports" "$BIN" check "$V1" --baseline "$V1"
+
 expect_ok "fit re-fits a report" "$BIN" fit --json refit.json out.json
 expect_json "fit of a report gives one fit per result" refit.json \
   '[(x["backend"], x["path"]) for x in r] == [("cpu", "gather"), ("cpu", "fused")]'
