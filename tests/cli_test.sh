@@ -537,7 +537,7 @@ variant("other_lengths.json", other_lengths)
 EOF
 
 expect_ok "compare two reports" "$BIN" compare out.json other.json
-grep -q '^| backend/path | measure | out.json (.*) | other.json (otherhost) |$' "$WORK/out" &&
+grep -Eq '^\| backend\/path \| measure \| out.json \(.*\)( \(contended\))? \| other.json \(otherhost\)( \(contended\))? \|$' "$WORK/out" &&
   pass "compare names the reports by file and machine" ||
   fail "compare names the reports by file and machine" "$(head -c 300 "$WORK/out")"
 grep -q '^| cpu/fused | ns/token at L=64 | [0-9.]* | [0-9.]* (×2.00) |$' "$WORK/out" &&

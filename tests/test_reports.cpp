@@ -633,3 +633,25 @@ TEST_CASE("the report records the auto grid, why each path's grid stopped and ea
   CHECK(f["effective_gbps"].is_null());  // the fixture's fit was given no bytes per token
   CHECK(f["effective_gbps_reason"].is_string());
 }
+
+TEST_CASE("the report carries the run's quality verdict, and readers read it back") {
+  RunResult run = synthetic_run();
+  run.quality.contended = true;
+  run.quality.reasons = {
+      "cpu read ceiling moved from 20 GB/s before the sweep to 12 GB/s after it"};
+  run.quality.load_before = LoadSample{0.5, 0.4, 1};
+  run.backends[0].ceilings_before = {{20, 25, 1 << 30}};
+  run.backends[0].ceilings_after = {{12, 15, 1 << 30}};
+  const Json j = build_report(run, synthetic_host(), "2026-01-02T03:04:05Z");
+  CHECK(j["quality"]["verdict"] == "contended");
+  CHECK(j["quality"]["reasons"].size() == 1);
+  CHECK(j["quality"]["load_before"]["runnable"] == 1);
+  CHECK(j["quality"]["load_after"].is_null());
+  CHECK(j["machine"]["bandwidths"][0]["read_gbps_after"] == Json::array({12.0}));
+  CHECK(j["results"][1]["points"][0]["contended"] == false);  // the fixture's points are clean
+  const Report rep = parse_report(j.dump(), "r.json");
+  CHECK(rep.quality == "contended");
+  CHECK(rep.quality_reasons == run.quality.reasons);
+  CHECK(rep.origin().quality == "contended");
+  CHECK(parse_report(synthetic_report().dump(), "r.json").quality == "clean");
+}

@@ -40,6 +40,8 @@ struct Script {
   double fixed_s = 0;                     // added to every call: t = fixed + per_token * L
   std::int64_t memory_bytes = 1ll << 40;  // what memory_available_bytes() says
   double prepare_sleep_s = 0;             // wall time each prepare() takes
+  std::vector<double> read_gbps_runs;     // successive ceilings, where they change
+  bool disturbed = false;                 // every sample's threads lost their cores
   std::optional<Path> wrong_path;         // returns an output off by half its norm
   FailAt fail_at = FailAt::nowhere;
 };
@@ -60,8 +62,12 @@ class FakeBackend final : public Backend {
   double timer_resolution_s() const override { return script_.resolution_s; }
   std::int64_t cache_bytes() const override { return script_.cache_bytes; }
   Bandwidths measure_bandwidths() override {
-    return {script_.read_gbps, script_.read_gbps / 2, 1 << 20};
+    const double read = ceiling_calls_ < script_.read_gbps_runs.size()
+                            ? script_.read_gbps_runs[ceiling_calls_++]
+                            : script_.read_gbps;
+    return {read, read / 2, 1 << 20};
   }
+  bool last_sample_disturbed() const override { return script_.disturbed; }
 
   std::int64_t memory_available_bytes() const override { return script_.memory_bytes; }
 
@@ -94,6 +100,7 @@ class FakeBackend final : public Backend {
   Script script_;
   Log& log_;
   std::unique_ptr<HostWorkload> work_;
+  std::size_t ceiling_calls_ = 0;
 };
 
 // Fakes by backend name; a name without a script is unavailable, as a missing driver would be.
@@ -481,4 +488,46 @@ TEST_CASE("auto grid options are validated") {
     c.sweep_budget_s = bad;
     CHECK(error_message([&] { validate(c); }).rfind("--sweep-budget must be", 0) == 0);
   }
+}
+
+// --- the run's quality verdict --------------------------------------------------------------
+
+TEST_CASE("a quiet run is clean, and its ceiling is the best of every measurement") {
+  Fakes fakes;
+  fakes.scripts["cpu"].read_gbps_runs = {9.5, 10.0, 9.8, 9.9};
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  CHECK_FALSE(run.quality.contended);
+  CHECK(run.quality.reasons.empty());
+  const BackendResult& cpu = backend_of(run, "cpu");
+  CHECK(cpu.ceilings_before.size() == kCeilingRoundsBefore);
+  CHECK(cpu.ceilings_after.size() == kCeilingRoundsAfter);
+  CHECK(cpu.bandwidths.read_gbps == 10.0);
+  for (const PointResult& p : result_of(run, "cpu", Path::fused).points)
+    CHECK(p.ceiling_fraction == doctest::Approx(p.gbps / 10.0).epsilon(1e-12));
+}
+
+TEST_CASE("a read ceiling that moved by more than a tenth during the sweep marks the run") {
+  Fakes fakes;
+  fakes.scripts["cpu"].read_gbps_runs = {20, 19, 12, 11};
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  CHECK(run.quality.contended);
+  REQUIRE(run.quality.reasons.size() == 1);
+  CHECK(run.quality.reasons[0] ==
+        "cpu read ceiling moved from 20 GB/s before the sweep to 12 GB/s after it");
+}
+
+TEST_CASE("points that had to keep disturbed samples mark the run contended, naming the path") {
+  Fakes fakes;
+  fakes.scripts["cpu"].disturbed = true;
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  c.sampling.budget_s = 0.01;  // too short for clean samples to replace the disturbed ones
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  CHECK(run.quality.contended);
+  for (const PathResult& r : run.results)
+    for (const PointResult& p : r.points) {
+      CHECK(p.measurement.contended);
+      CHECK(p.measurement.disturbed > 0);
+    }
+  CHECK(run.quality.reasons.size() == 2);
+  CHECK(run.quality.reasons[0].rfind("cpu/gather: 3 of 3 points kept samples", 0) == 0);
 }

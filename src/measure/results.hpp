@@ -10,6 +10,7 @@
 #include "backends/backend.hpp"
 #include "core/bytes_model.hpp"
 #include "core/read_fit.hpp"
+#include "measure/quality.hpp"
 #include "measure/sampler.hpp"
 
 namespace readbench {
@@ -97,7 +98,8 @@ struct BackendResult {
   std::string name;
   Status status = Status::ok;
   std::string reason;
-  Bandwidths bandwidths;
+  Bandwidths bandwidths;                                    // the best of every measurement below
+  std::vector<Bandwidths> ceilings_before, ceilings_after;  // each measurement, in order
   std::optional<GpuInfo> gpu;
   double timer_resolution_s = 0;
   std::int64_t cache_bytes = 0;
@@ -114,6 +116,7 @@ struct Speedup {
 
 struct RunResult {
   SweepConfig config;
+  Quality quality;
   std::vector<BackendResult> backends;
   std::vector<PathResult> results;
   std::vector<Speedup> speedups;

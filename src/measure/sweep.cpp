@@ -33,6 +33,44 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+Bandwidths best_of(const std::vector<Bandwidths>& runs) {
+  Bandwidths best;
+  for (const Bandwidths& b : runs) {
+    best.read_gbps = std::max(best.read_gbps, b.read_gbps);
+    best.copy_gbps = std::max(best.copy_gbps, b.copy_gbps);
+    best.buffer_bytes = b.buffer_bytes;
+  }
+  return best;
+}
+
+// The run's verdict from what its backends saw: points that had to keep disturbed samples, and
+// read ceilings that moved between before and after the sweep.
+Quality judge_quality(const RunResult& run) {
+  Quality q = run.quality;
+  for (const BackendResult& b : run.backends) {
+    if (b.status != Status::ok || b.ceilings_before.empty() || b.ceilings_after.empty()) continue;
+    const double before = best_of(b.ceilings_before).read_gbps;
+    const double after = best_of(b.ceilings_after).read_gbps;
+    if (std::abs(after - before) > kCeilingMoveTolerance * std::max(before, after))
+      q.reasons.push_back(b.name + " read ceiling moved from " + fmt(before) +
+                          " GB/s before the sweep to " + fmt(after) + " GB/s after it");
+  }
+  for (const PathResult& r : run.results) {
+    int contended = 0, points = 0;
+    for (const PointResult& p : r.points) {
+      ++points;
+      contended += p.measurement.contended ? 1 : 0;
+    }
+    if (contended > 0)
+      q.reasons.push_back(r.backend + "/" + std::string(to_string(r.path)) + ": " +
+                          std::to_string(contended) + " of " + std::to_string(points) +
+                          " points kept samples whose threads lost their cores (the budget "
+                          "ran out before clean ones replaced them)");
+  }
+  q.contended = !q.reasons.empty();
+  return q;
+}
+
 // K and V bytes a call reads per token of history.
 double kv_bytes_per_token(const SweepConfig& c) {
   return double(Workload{c.shape, c.dtype, 1, 1, c.seed}.kv_bytes_per_call());
@@ -140,7 +178,9 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     if (progress) progress(name + ": " + s);
   };
   say("measuring memory ceilings");
-  info.bandwidths = backend.measure_bandwidths();
+  for (int i = 0; i < kCeilingRoundsBefore; ++i)
+    info.ceilings_before.push_back(backend.measure_bandwidths());
+  info.bandwidths = best_of(info.ceilings_before);
   const GridBounds bounds{c, backend_start, double(host_memory_available_bytes()),
                           double(backend.memory_available_bytes())};
 
@@ -210,6 +250,17 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
         return true;
       });
   }
+
+  // The ceilings again after the sweep: a machine that got busier or quieter meanwhile shows
+  // here, and the best of all measurements is the ceiling every fraction is judged against.
+  say("measuring memory ceilings again");
+  for (int i = 0; i < kCeilingRoundsAfter; ++i)
+    info.ceilings_after.push_back(backend.measure_bandwidths());
+  std::vector<Bandwidths> all = info.ceilings_before;
+  all.insert(all.end(), info.ceilings_after.begin(), info.ceilings_after.end());
+  info.bandwidths = best_of(all);
+  for (PathResult& r : mine)
+    for (PointResult& p : r.points) p.ceiling_fraction = p.gbps / info.bandwidths.read_gbps;
 
   for (PathResult& r : mine) {
     if (r.status != Status::ok) continue;
@@ -283,6 +334,7 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
   const bool explicit_choice = c.backend == BackendChoice::cpu || c.backend == BackendChoice::cuda;
   RunResult run;
   run.config = c;
+  run.quality.load_before = read_load();
   for (const std::string& name : backend_names(c.backend)) {
     BackendResult info;
     info.name = name;
@@ -334,6 +386,8 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
     if (t.first && t.second)
       run.speedups.push_back(
           {key.first, key.second, *t.first, *t.second, speedup_of(*t.first, *t.second)});
+  run.quality.load_after = read_load();
+  run.quality = judge_quality(run);
   return run;
 }
 

@@ -177,7 +177,8 @@ Json json_length(double length) {
 std::string format_compare_markdown(const Comparison& c) {
   std::ostringstream os;
   os << "| backend/path | measure |";
-  for (const ReportOrigin& r : c.reports) os << ' ' << markdown_cell(r.name()) << " |";
+  for (const ReportOrigin& r : c.reports)
+    os << ' ' << markdown_cell(r.name() + (r.quality == "contended" ? " (contended)" : "")) << " |";
   os << "\n|---|---|";
   for (std::size_t i = 0; i < c.reports.size(); ++i) os << "---|";
   os << '\n';
@@ -213,6 +214,12 @@ std::string format_compare_markdown(const Comparison& c) {
        << "), so costs compare mins; each exponent is its report's own)";
   os << ". (×) is the cost ratio and (±) the exponent difference to "
      << markdown_cell(c.reports[0].name()) << ".\n";
+  for (const ReportOrigin& r : c.reports)
+    if (r.quality == "contended")
+      os << "\n"
+         << markdown_cell(r.name())
+         << " is marked contended: the machine's other work is in its numbers (its report says "
+            "why).\n";
   return os.str();
 }
 

@@ -68,7 +68,22 @@ Json point_to_json(const PointResult& p, std::optional<double> share) {
           {"kv_bytes", p.bytes.kv_read},
           {"gbps", p.gbps},
           {"ceiling_fraction", p.ceiling_fraction},
+          {"disturbed", p.measurement.disturbed},
+          {"contended", p.measurement.contended},
           {"length_dependent_share", number_or_null(share)}};
+}
+
+Json load_to_json(const std::optional<LoadSample>& l) {
+  if (!l) return nullptr;
+  return {
+      {"one_minute", l->one_minute}, {"five_minutes", l->five_minutes}, {"runnable", l->runnable}};
+}
+
+Json quality_to_json(const Quality& q) {
+  return {{"verdict", q.contended ? "contended" : "clean"},
+          {"reasons", q.reasons},
+          {"load_before", load_to_json(q.load_before)},
+          {"load_after", load_to_json(q.load_after)}};
 }
 
 Json check_to_json(const CheckResult& c) {
@@ -97,10 +112,19 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
       entry["cache_bytes"] = b.cache_bytes;
       if (b.details.threads > 0) entry["threads"] = b.details.threads;
       if (!b.details.kernels.empty()) entry["kernels"] = b.details.kernels;
+      const auto runs = [](const std::vector<Bandwidths>& v, double Bandwidths::*field) {
+        Json out = Json::array();
+        for (const Bandwidths& x : v) out.push_back(x.*field);
+        return out;
+      };
       bandwidths.push_back({{"backend", b.name},
                             {"read_gbps", b.bandwidths.read_gbps},
                             {"copy_gbps", b.bandwidths.copy_gbps},
-                            {"buffer_bytes", b.bandwidths.buffer_bytes}});
+                            {"buffer_bytes", b.bandwidths.buffer_bytes},
+                            {"read_gbps_before", runs(b.ceilings_before, &Bandwidths::read_gbps)},
+                            {"read_gbps_after", runs(b.ceilings_after, &Bandwidths::read_gbps)},
+                            {"copy_gbps_before", runs(b.ceilings_before, &Bandwidths::copy_gbps)},
+                            {"copy_gbps_after", runs(b.ceilings_after, &Bandwidths::copy_gbps)}});
     }
     backends.push_back(entry);
   }
@@ -144,6 +168,7 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
                        {"gpus", gpus},
                        {"bandwidths", bandwidths}};
   report["config"] = config_to_json(run.config);
+  report["quality"] = quality_to_json(run.quality);
   report["backends"] = backends;
   report["results"] = results;
   report["speedups"] = speedups;

@@ -302,7 +302,12 @@ std::string plot_svg(const Report& rep) {
 
   // Text first, to size the canvas around it.
   const std::string title = rep.machine + ": paged KV-cache read time per call";
-  const std::string subtitle = rep.config + " · readbench " + rep.git_commit;
+  const std::string subtitle =
+      rep.config + " · readbench " + rep.git_commit +
+      (rep.quality == "contended"
+           ? " · CONTENDED: " + one_line(rep.quality_reasons.empty() ? std::string("see the report")
+                                                                     : rep.quality_reasons[0])
+           : std::string());
   std::vector<std::string> exponent_labels;
   std::vector<double> label_want;
   double label_w = 0;

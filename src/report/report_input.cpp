@@ -109,7 +109,8 @@ nlohmann::ordered_json origin_to_json(const ReportOrigin& o) {
   return {{"source", o.source},
           {"machine", o.machine},
           {"git_commit", o.git_commit},
-          {"statistic", o.statistic}};
+          {"statistic", o.statistic},
+          {"quality", o.quality}};
 }
 
 std::vector<TimedPoint> ReportResult::timed_points() const {
@@ -148,6 +149,14 @@ Report report_from_json(const json& j, const std::string& source) {
   rep.config = r.text(config, "config", "dtype") + ", B=" + whole("batch") +
                " Hq=" + whole("q_heads") + " Hkv=" + whole("kv_heads") + " D=" + whole("head_dim") +
                " S=" + whole("block_size") + ", " + r.text(config, "config", "cache") + " cache";
+  if (rep.schema_version >= 2) {
+    const json& q = r.field(j, "report", "quality");
+    rep.quality = r.text(q, "quality", "verdict");
+    if (rep.quality != "clean" && rep.quality != "contended")
+      r.fail("quality.verdict", "'" + rep.quality + "' is not clean or contended");
+    for (const json& why : r.array(q, "quality", "reasons"))
+      if (why.is_string()) rep.quality_reasons.push_back(why.get<std::string>());
+  }
   const json& machine = r.field(j, "report", "machine");
   rep.machine = r.text(machine, "machine", "hostname");
   std::string gpus;

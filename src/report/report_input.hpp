@@ -38,6 +38,7 @@ struct ReportResult {
 // Where a report came from, as check and compare name it beside its numbers.
 struct ReportOrigin {
   std::string source, machine, git_commit, statistic;
+  std::string quality = "clean";  // clean or contended
   std::string name() const { return source + " (" + machine + ")"; }
 };
 nlohmann::ordered_json origin_to_json(const ReportOrigin& o);
@@ -48,11 +49,13 @@ struct Report {
   std::string git_commit;  // of the readbench that wrote it
   std::string statistic;   // min or median
   int schema_version = 0;
+  std::string quality = "clean";  // clean or contended (version 1 reports: clean)
+  std::vector<std::string> quality_reasons;
   std::string config;  // dtype, shape and cache: "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache"
   std::vector<ReportResult> results;
 
   const ReportResult* find(const std::string& backend, const std::string& path) const;
-  ReportOrigin origin() const { return {source, machine, git_commit, statistic}; }
+  ReportOrigin origin() const { return {source, machine, git_commit, statistic, quality}; }
 };
 
 // Throws InputError naming `source` and the offending field: not JSON, not a report, a

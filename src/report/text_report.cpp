@@ -77,9 +77,15 @@ std::string format_run(const RunResult& run) {
     }
     os << b.name;
     if (b.gpu) os << " [" << b.gpu->name << "]";
-    os << strprintf(": read ceiling %.1f GB/s, copy %.1f GB/s (over %.0f MiB)\n",
+    os << strprintf(": read ceiling %.1f GB/s, copy %.1f GB/s (over %.0f MiB",
                     b.bandwidths.read_gbps, b.bandwidths.copy_gbps,
                     double(b.bandwidths.buffer_bytes) / (1 << 20));
+    double lo = b.bandwidths.read_gbps;
+    for (const auto* runs : {&b.ceilings_before, &b.ceilings_after})
+      for (const Bandwidths& x : *runs) lo = std::min(lo, x.read_gbps);
+    const std::size_t n = b.ceilings_before.size() + b.ceilings_after.size();
+    if (n > 1) os << strprintf("; best of %zu, read %.1f-%.1f GB/s", n, lo, b.bandwidths.read_gbps);
+    os << ")\n";
   }
   os << strprintf("\n%-7s %-7s %9s %11s %11s %9s %8s %6s %8s\n", "backend", "path", "L", "time",
                   "median", "GB/s", "ceiling", "share", "samples");
@@ -97,9 +103,21 @@ std::string format_run(const RunResult& run) {
                       format_seconds(p.seconds).c_str(),
                       format_seconds(p.measurement.per_call.median).c_str(), p.gbps,
                       100 * p.ceiling_fraction, share.c_str(), p.measurement.per_call.count,
-                      p.measurement.converged ? "" : " (noisy)");
+                      p.measurement.contended   ? " (contended)"
+                      : p.measurement.converged ? ""
+                                                : " (noisy)");
     }
   }
+  const Quality& q = run.quality;
+  if (q.contended) {
+    os << "\nquality: CONTENDED: the machine's other work is in these numbers:\n";
+    for (const std::string& why : q.reasons) os << "  - " << why << '\n';
+  } else {
+    os << "\nquality: clean (no sample kept whose threads lost their cores; ceilings steady)\n";
+  }
+  if (q.load_before && q.load_after)
+    os << strprintf("load average %.2f before the sweep, %.2f after\n", q.load_before->one_minute,
+                    q.load_after->one_minute);
   int points = 0, noisy = 0;
   for (const PathResult& r : run.results)
     for (const PointResult& p : r.points) {
