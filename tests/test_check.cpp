@@ -288,15 +288,46 @@ TEST_CASE("bad gate options are refused before any comparison") {
   CHECK_FALSE(error_message([&] { check(j, j, bad); }).empty());
 }
 
-TEST_CASE("a difference in the fitted statistic is noted") {
+TEST_CASE("configurations that differ are refused naming the difference, unless allowed") {
   RunResult run = synthetic_run();
   run.results[kGather] = timed_path(Path::gather, series(1.0), 0.0);
   run.results[kFused] = timed_path(Path::fused, series(1.0), 0.0);
-  const Json cur = build_report(readbench::test::with_statistic(run, Statistic::median),
-                                readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
-  const CheckOutcome r = check(linear_report(), cur);
+  const Json median = build_report(readbench::test::with_statistic(run, Statistic::median),
+                                   readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
+  const std::string why = error_message([&] { check(linear_report(), median); });
+  CHECK(why.find("nothing to compare") == 0);
+  CHECK(why.find("configurations differ (statistic: baseline min, current median)") !=
+        std::string::npos);
+  CheckOptions allow;
+  allow.allow_config_mismatch = true;
+  const CheckOutcome r = check(linear_report(), median, allow);
   CHECK(r.passed());
-  CHECK(mentions(r.notes, "the baseline fits min times and the current report median times"));
+  CHECK(mentions(r.notes, "judged anyway (--allow-config-mismatch): statistic: baseline min"));
+
+  Json f32 = linear_report();
+  f32["config"]["dtype"] = "f32";
+  const CheckRow g = row(check(linear_report(), f32, allow), "cpu/gather");
+  CHECK(g.verdict == Verdict::ok);
+  CHECK(error_message([&] {
+          check(linear_report(), f32);
+        }).find("workload: baseline bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache, current f32") !=
+        std::string::npos);
+}
+
+TEST_CASE("a GPU model that differs refuses the GPU rows only") {
+  Json base = linear_report();
+  Json cur = linear_report();
+  base["machine"]["gpus"] = Json::array({{{"name", "NVIDIA H200"}}});
+  cur["machine"]["gpus"] = Json::array({{{"name", "NVIDIA H100"}}});
+  Json cuda = base["results"][kFused];
+  cuda["backend"] = "cuda";
+  base["results"][3] = cuda;
+  cur["results"][3] = cuda;
+  const CheckOutcome r = check(base, cur);
+  CHECK(row(r, "cpu/fused").verdict == Verdict::ok);
+  const CheckRow c = row(r, "cuda/fused");
+  CHECK(c.verdict == Verdict::skipped);
+  CHECK(mentions(c.reasons, "GPU model: baseline NVIDIA H200, current NVIDIA H100"));
 }
 
 TEST_CASE("the markdown has a heading, one row per backend/path and the summary last") {

@@ -48,12 +48,16 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "check",
       "CI gate: compare a report's exponents with a baseline report's; exit 1 on a regression");
   sub->footer(
+      "Both reports' fits are computed again from their points; each side's exponent over the\n"
+      "lengths both share at or above both fits' fit_from (at least 3, else the row is skipped).\n"
       "For each backend/path with fits in both reports, a regression is:\n"
       "  - the exponent p above baseline p + tolerance, with the current 95% CI wholly above\n"
       "    it too (the point estimate where the fit has no CI); exactly at the limit passes;\n"
-      "  - the regime worse (flat < sublinear < linear < superlinear), whatever the change in p;\n"
-      "  - with --max-cost-ratio R, current / baseline per-token cost above R (noted when the\n"
-      "    fits' longest lengths differ).\n"
+      "  - the regime worse (flat < sublinear < linear < superlinear), with the current 95% CI\n"
+      "    wholly past the upper edge of the baseline's band;\n"
+      "  - with --max-cost-ratio R, current / baseline marginal cost per token above R.\n"
+      "Rows whose configurations differ (workload, statistic, GPU model) are refused, naming\n"
+      "the difference, unless --allow-config-mismatch.\n"
       "Also a regression: a path ok in the baseline and failed in the report (it broke).\n"
       "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present in\n"
       "only one report, or without a fit on either side.\n"
@@ -72,6 +76,9 @@ void setup_check_command(CLI::App& app, int& exit_code) {
                       "by default: per-token costs only compare on one machine)");
   sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)")
       ->check(output_path());
+  sub->add_flag("--allow-config-mismatch", o->check.allow_config_mismatch,
+                "Judge rows whose configurations differ (workload, statistic, GPU model) "
+                "instead of refusing them");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

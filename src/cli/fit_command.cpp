@@ -48,7 +48,8 @@ int run(const FitOptions& o) {
   if (o.json_path != "-") {
     std::ostringstream table;
     for (std::size_t i = 0; i < series.size(); ++i)
-      table << (series[i].label.empty() ? "fit" : series[i].label) << ":\n" << format_fit(fits[i], series[i].points);
+      table << (series[i].label.empty() ? "fit" : series[i].label) << ":\n"
+            << format_fit(fits[i], series[i].points);
     write_stdout(table.str());
   }
   return 0;

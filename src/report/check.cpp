@@ -263,10 +263,31 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   out.options = o;
   out.baseline = baseline.origin();
   out.current = current.origin();
+  // What changes the numbers must match: the workload (dtype, shape, cache), the statistic the
+  // fits use, and for GPU rows the GPU model.
+  std::vector<std::string> differences;
+  if (baseline.config != current.config)
+    differences.push_back("workload: baseline " + baseline.config + ", current " + current.config);
   if (baseline.statistic != current.statistic)
-    out.notes.push_back("the baseline fits " + baseline.statistic +
-                        " times and the current report " + current.statistic +
-                        " times, so their exponents are less comparable");
+    differences.push_back("statistic: baseline " + baseline.statistic + ", current " +
+                          current.statistic);
+  std::string gpu_difference;
+  if (baseline.gpu_models != current.gpu_models && !baseline.gpu_models.empty() &&
+      !current.gpu_models.empty())
+    gpu_difference = "GPU model: baseline " + baseline.gpu_models.front() + ", current " +
+                     current.gpu_models.front();
+  const auto differences_for = [&](const std::string& backend) {
+    std::vector<std::string> d = differences;
+    if (backend == "cuda" && !gpu_difference.empty()) d.push_back(gpu_difference);
+    std::string out;
+    for (const std::string& x : d) out += (out.empty() ? "" : "; ") + x;
+    return out;
+  };
+  if (o.allow_config_mismatch && !(differences.empty() && gpu_difference.empty()))
+    out.notes.push_back(
+        "the configurations differ and are judged anyway "
+        "(--allow-config-mismatch): " +
+        differences_for("cuda"));
 
   auto add_row = [&](const ReportResult& any) {
     for (const CheckRow& r : out.rows)
@@ -276,10 +297,14 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     row.path = any.path;
     if (const ReportResult* b = baseline.find(any.backend, any.path)) row.baseline = *b;
     if (const ReportResult* c = current.find(any.backend, any.path)) row.current = *c;
+    const std::string mismatch = differences_for(any.backend);
     if (!row.baseline)
       row.reasons.push_back("only in the current report");
     else if (!row.current)
       row.reasons.push_back("only in the baseline");
+    else if (!mismatch.empty() && !o.allow_config_mismatch)
+      row.reasons.push_back("configurations differ (" + mismatch +
+                            "): refused; --allow-config-mismatch judges it anyway");
     else
       judge(row, o);
     out.rows.push_back(std::move(row));

@@ -14,6 +14,9 @@ namespace readbench {
 struct CheckOptions {
   double tolerance = 0.10;               // allowed rise of the exponent p
   std::optional<double> max_cost_ratio;  // per-token cost gate: current / baseline; off if empty
+  // Judge rows whose configurations differ (workload, statistic, GPU model), with a note,
+  // instead of refusing them.
+  bool allow_config_mismatch = false;
 };
 
 // Throws InputError naming the option: a negative or non-finite tolerance, a cost ratio that

@@ -161,8 +161,10 @@ Report report_from_json(const json& j, const std::string& source) {
   rep.machine = r.text(machine, "machine", "hostname");
   std::string gpus;
   for (const json& g : r.array(machine, "machine", "gpus"))
-    if (g.is_object() && g.contains("name") && g["name"].is_string())
+    if (g.is_object() && g.contains("name") && g["name"].is_string()) {
       gpus += (gpus.empty() ? "" : ", ") + g["name"].get<std::string>();
+      rep.gpu_models.push_back(g["name"].get<std::string>());
+    }
   if (!gpus.empty()) rep.machine += " (" + gpus + ")";
 
   // Each backend's read ceiling, for the effective bandwidth of its fits.

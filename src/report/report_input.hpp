@@ -49,7 +49,8 @@ struct Report {
   std::string git_commit;  // of the readbench that wrote it
   std::string statistic;   // min or median
   int schema_version = 0;
-  std::string quality = "clean";  // clean or contended (version 1 reports: clean)
+  std::string quality = "clean";        // clean or contended (version 1 reports: clean)
+  std::vector<std::string> gpu_models;  // machine.gpus[].name, in order
   std::vector<std::string> quality_reasons;
   std::string config;  // dtype, shape and cache: "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache"
   std::vector<ReportResult> results;
