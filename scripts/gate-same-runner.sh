@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Same-runner gate for pull requests: the base and the head timed on one machine, their sweeps
+# interleaved, the head gated against the base on exponents and on marginal cost per token
+# (costs compare on one machine, exponents anywhere).
+#
+# Usage: scripts/gate-same-runner.sh [options] BASE HEAD [-- RUN_ARGS...]
+#   BASE, HEAD        a readbench binary, or a git revision of this repository to build (CPU
+#                     backend only, in a temporary worktree)
+#   --rounds N        interleaved rounds, ABBA order (default 2)
+#   --tolerance T     allowed rise of an exponent (default 0.10)
+#   --max-cost-ratio R  allowed head/base marginal cost per token (default 1.4)
+#   --allow WORDS     passed to `readbench check --allow` (e.g. contended)
+#   --out DIR         where the reports and verdicts go (default gate-out)
+#   RUN_ARGS          passed to every `readbench run` (default: --backend cpu)
+# A regression must show in every round to fail the gate (exit 1): a single round's noise does
+# not. Exit 0: pass; 1: regression in every round; 2 or 4: a round's check could not judge.
+# The defaults and why: README, "Same-runner gate".
+set -euo pipefail
+rounds=2 tolerance=0.10 ratio=1.4 allow="" out=gate-out
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    --tolerance) tolerance=$2; shift 2 ;;
+    --max-cost-ratio) ratio=$2; shift 2 ;;
+    --allow) allow=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --) break ;;
+    -*) echo "gate-same-runner: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 2 ] || { echo "gate-same-runner: BASE and HEAD are required (see --help)" >&2; exit 2; }
+base=$1 head=$2
+shift 2
+[ "${1:-}" = "--" ] && shift
+run_args=("$@")
+[ ${#run_args[@]} -gt 0 ] || run_args=(--backend cpu)
+case $rounds in ''|*[!0-9]*|0) echo "gate-same-runner: --rounds must be a whole number > 0" >&2; exit 2 ;; esac
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/readbench-gate.XXXXXX")
+cleanup() {
+  for wt in "$work"/src-*; do [ -d "$wt" ] && git -C "$root" worktree remove --force "$wt" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A binary as given, or one built from a revision.
+binary_of() {  # NAME SPEC
+  local name=$1 spec=$2
+  if [ -f "$spec" ] && [ -x "$spec" ]; then realpath "$spec"; return; fi
+  local src=$work/src-$name
+  git -C "$root" worktree add --detach -q "$src" "$spec" >&2
+  cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREADBENCH_CUDA=OFF \
+    -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$src/build" --target readbench >&2
+  echo "$src/build/src/readbench"
+}
+base_bin=$(binary_of base "$base")
+head_bin=$(binary_of head "$head")
+
+# ABBA: machine drift during the run falls on both sides alike.
+failed=0 judged=0 worst=0
+for i in $(seq 1 "$rounds"); do
+  order=(base head)
+  [ $((i % 2)) -eq 0 ] && order=(head base)
+  for side in "${order[@]}"; do
+    bin=$base_bin
+    [ "$side" = head ] && bin=$head_bin
+    echo "== round $i: $side" >&2
+    "$bin" run "${run_args[@]}" --json "$out/$side-$i.json" >"$out/$side-$i.txt"
+  done
+  set +e
+  "$head_bin" check "$out/head-$i.json" --baseline "$out/base-$i.json" --tolerance "$tolerance" \
+    --max-cost-ratio "$ratio" ${allow:+--allow "$allow"} --json "$out/verdict-$i.json" \
+    >"$out/check-$i.md"
+  rc=$?
+  set -e
+  cat "$out/check-$i.md"
+  case $rc in
+    0) judged=$((judged + 1)) ;;
+    1) judged=$((judged + 1)); failed=$((failed + 1)) ;;
+    *) worst=$rc ;;
+  esac
+done
+if [ "$worst" -ne 0 ]; then
+  echo "gate-same-runner: a round could not be judged (exit $worst)"
+  exit "$worst"
+fi
+if [ "$failed" -eq "$judged" ]; then
+  echo "gate-same-runner: FAIL: a regression in all $judged rounds (tolerance $tolerance, cost ratio $ratio)"
+  exit 1
+fi
+echo "gate-same-runner: PASS: $failed of $judged rounds flagged a regression, not all (tolerance $tolerance, cost ratio $ratio)"
