@@ -149,7 +149,8 @@ Report report_from_json(const json& j, const std::string& source) {
   rep.config = r.text(config, "config", "dtype") + ", B=" + whole("batch") +
                " Hq=" + whole("q_heads") + " Hkv=" + whole("kv_heads") + " D=" + whole("head_dim") +
                " S=" + whole("block_size") + ", " + r.text(config, "config", "cache") + " cache";
-  if (rep.schema_version >= 2) {
+  // Reports written before the verdict existed carry none: they read as clean.
+  if (j.contains("quality")) {
     const json& q = r.field(j, "report", "quality");
     rep.quality = r.text(q, "quality", "verdict");
     if (rep.quality != "clean" && rep.quality != "contended")

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs for the gate's false-alarm rate and sensitivity: N quiet back-to-back default CPU runs,
+# then M default runs beside a parallel build of this repository (-j2). analyze.py reads them.
+# Usage: bench/gate/measure.sh OUTDIR READBENCH [N=21] [M=5]
+set -euo pipefail
+out=$1 rb=$(realpath "$2") n=${3:-21} m=${4:-5}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+load() { cut -d' ' -f1-4 /proc/loadavg; }
+for i in $(seq 1 "$n"); do
+  start=$(date +%s%N)
+  "$rb" run --backend cpu --json "$out/quiet-$i.json" >"$out/quiet-$i.txt" 2>&1
+  echo "quiet $i: $(( ($(date +%s%N) - start) / 1000000 )) ms, load $(load)" | tee -a "$out/log.txt"
+done
+# A -j2 build of this tree in a scratch directory, restarted whenever it finishes.
+build=$(mktemp -d "${TMPDIR:-/tmp}/readbench-busy.XXXXXX")
+( while :; do
+    rm -rf "$build/b"
+    cmake -S "$root" -B "$build/b" -G Ninja -DREADBENCH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
+    cmake --build "$build/b" -j2 >/dev/null 2>&1 || true
+  done ) &
+builder=$!
+trap 'kill $builder 2>/dev/null; pkill -P $builder 2>/dev/null; rm -rf "$build"' EXIT
+sleep 20  # let the build get going
+for i in $(seq 1 "$m"); do
+  start=$(date +%s%N)
+  "$rb" run --backend cpu --json "$out/busy-$i.json" >"$out/busy-$i.txt" 2>&1 || true
+  echo "busy $i: $(( ($(date +%s%N) - start) / 1000000 )) ms, load $(load)" | tee -a "$out/log.txt"
+done
