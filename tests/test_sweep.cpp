@@ -53,7 +53,7 @@ struct Log {
   std::int64_t most_workload_bytes = 0;  // the largest workload prepared
 };
 
-class FakeBackend final : public Backend {
+class FakeBackend : public Backend {
  public:
   FakeBackend(std::string name, const Script& script, Log& log)
       : name_(std::move(name)), script_(script), log_(log) {}
@@ -530,4 +530,23 @@ TEST_CASE("points that had to keep disturbed samples mark the run contended, nam
     }
   CHECK(run.quality.reasons.size() == 2);
   CHECK(run.quality.reasons[0].rfind("cpu/gather: 3 of 3 points kept samples", 0) == 0);
+}
+
+TEST_CASE("other work a backend saw on its device marks the run contended") {
+  struct Busy : FakeBackend {
+    using FakeBackend::FakeBackend;
+    std::vector<std::string> device_conditions() const override {
+      return {"other processes used the GPU during the sweep (2 compute processes seen at once)"};
+    }
+  };
+  Fakes fakes;
+  Script& s = fakes.scripts["cuda"];
+  const BackendFactory busy = [&](const std::string& name) -> std::unique_ptr<Backend> {
+    return std::make_unique<Busy>(name, s, fakes.logs[name]);
+  };
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cuda), {}, busy);
+  CHECK(run.quality.contended);
+  REQUIRE(run.quality.reasons.size() == 1);
+  CHECK(run.quality.reasons[0] ==
+        "cuda: other processes used the GPU during the sweep (2 compute processes seen at once)");
 }

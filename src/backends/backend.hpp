@@ -39,7 +39,8 @@ struct BackendDetails {
   int threads = 0;           // CPU worker threads (0 where not applicable)
   std::string kernels;       // which compiled kernels run, e.g. "avx512" or "baseline"
   std::string threads_from;  // what set `threads`: "--threads", "affinity" or "cgroup quota"
-  std::string wait_policy;   // how idle CPU workers wait, e.g. "passive (default)"
+  std::string wait_policy;   // how idle CPU workers wait, e.g. "GOMP_SPINCOUNT=10000 (default)"
+  std::string monitor;       // what watches the device for other work: "nvml", or why nothing
 };
 
 class Backend {
@@ -78,6 +79,9 @@ class Backend {
   // waiting for a core), so its time is the scheduler's as much as the read's. Backends that
   // cannot tell say no.
   virtual bool last_sample_disturbed() const { return false; }
+  // What else ran on the device during the sweep (other processes, clocks held down), one line
+  // each; empty when nothing was seen or the backend cannot tell.
+  virtual std::vector<std::string> device_conditions() const { return {}; }
 };
 
 std::unique_ptr<Backend> make_cpu_backend(int threads);  // threads <= 0: available_cpus()

@@ -100,6 +100,7 @@ struct BackendResult {
   std::string reason;
   Bandwidths bandwidths;                                    // the best of every measurement below
   std::vector<Bandwidths> ceilings_before, ceilings_after;  // each measurement, in order
+  std::vector<std::string> device_conditions;  // other work seen on the device, one line each
   std::optional<GpuInfo> gpu;
   double timer_resolution_s = 0;
   std::int64_t cache_bytes = 0;

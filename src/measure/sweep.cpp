@@ -54,6 +54,7 @@ Quality judge_quality(const RunResult& run) {
     if (std::abs(after - before) > kCeilingMoveTolerance * std::max(before, after))
       q.reasons.push_back(b.name + " read ceiling moved from " + fmt(before) +
                           " GB/s before the sweep to " + fmt(after) + " GB/s after it");
+    for (const std::string& seen : b.device_conditions) q.reasons.push_back(b.name + ": " + seen);
   }
   for (const PathResult& r : run.results) {
     int contended = 0, points = 0;
@@ -361,6 +362,7 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
       info.gpu = backend->gpu_info();
       info.details = backend->details();
       run_backend(*backend, c, info, mine, progress);
+      info.device_conditions = backend->device_conditions();
     } catch (const BackendUnavailable& e) {
       give_up(Status::unavailable, e.what());
     } catch (const BackendError& e) {

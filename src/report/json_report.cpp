@@ -112,6 +112,9 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
       entry["cache_bytes"] = b.cache_bytes;
       if (b.details.threads > 0) entry["threads"] = b.details.threads;
       if (!b.details.kernels.empty()) entry["kernels"] = b.details.kernels;
+      if (!b.details.threads_from.empty()) entry["threads_from"] = b.details.threads_from;
+      if (!b.details.wait_policy.empty()) entry["wait_policy"] = b.details.wait_policy;
+      if (!b.details.monitor.empty()) entry["monitor"] = b.details.monitor;
       const auto runs = [](const std::vector<Bandwidths>& v, double Bandwidths::*field) {
         Json out = Json::array();
         for (const Bandwidths& x : v) out.push_back(x.*field);

@@ -56,7 +56,8 @@ class CpuBackend final : public Backend {
 
   BackendDetails details() const override {
     return {threads_, std::string(cpu::instruction_set()), threads_from_,
-            cpu::wait_policy_in_effect()};
+            cpu::wait_policy_in_effect(),
+            "per-sample run-queue wait of each worker thread (schedstat)"};
   }
 
   Bandwidths measure_bandwidths() override { return cpu::measure_host_bandwidths(threads_); }

@@ -16,6 +16,7 @@
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/cuda_resources.hpp"
 #include "backends/cuda/decode_launch.hpp"
+#include "backends/cuda/gpu_monitor.hpp"
 #include "backends/cuda/stream_read.hpp"
 #include "core/errors.hpp"
 
@@ -65,6 +66,17 @@ class CudaBackend final : public Backend {
     flush_ = DeviceBuffer(std::size_t(std::max<std::int64_t>(2 * info_.l2_bytes, 16 << 20)),
                           "the L2 flush buffer");
     sink_ = DeviceBuffer(sizeof(unsigned), "the bandwidth sink");
+    char pci[32] = {};
+    if (cudaDeviceGetPCIBusId(pci, sizeof pci, device_) == cudaSuccess)
+      monitor_ = std::make_unique<cuda::GpuMonitor>(pci);
+  }
+
+  BackendDetails details() const override {
+    BackendDetails d;
+    d.monitor = !monitor_               ? "none: the device's PCI bus id is unknown"
+                : monitor_->available() ? "nvml"
+                                        : "none: " + monitor_->unavailable_reason();
+    return d;
   }
 
   std::string_view name() const override { return "cuda"; }
@@ -106,6 +118,14 @@ class CudaBackend final : public Backend {
   DeviceBuffer k_contig_, v_contig_;  // the gather path's materialized history
   std::string gather_unavailable_;    // why k_contig_/v_contig_ could not be allocated
   std::map<std::pair<int, int>, cuda::GraphExec> graphs_;  // (path, calls) -> replay
+  std::unique_ptr<cuda::GpuMonitor> monitor_;
+
+ public:
+  std::vector<std::string> device_conditions() const override {
+    if (!monitor_) return {};
+    if (!monitor_->available()) return {};
+    return monitor_->conditions();
+  }
 };
 
 Bandwidths CudaBackend::measure_bandwidths() {
@@ -348,7 +368,9 @@ double CudaBackend::time_calls(Path p, int calls, CacheState cache) {
     for (int i = 0; i < calls; ++i) enqueue(p, i % w_.replicas);
   }
   RB_CUDA_CHECK(cudaEventRecord(stop_->get(), s));
-  return elapsed_s();
+  const double seconds = elapsed_s();
+  if (monitor_) monitor_->sample();  // after the timed region, its clocks as they were
+  return seconds;
 }
 
 // The `calls` calls of time_calls captured once into a graph, replayed with less launch overhead.
