@@ -302,7 +302,8 @@ std::string plot_svg(const Report& rep) {
 
   // Text first, to size the canvas around it.
   const std::string title = rep.machine + ": paged KV-cache read time per call";
-  const std::string subtitle = rep.config + " · readbench " + rep.git_commit;
+  const std::string subtitle = rep.config + " · readbench " + rep.git_commit +
+                               (rep.complete ? "" : " · " + rep.incompleteness());
   std::vector<std::string> exponent_labels;
   std::vector<double> label_want;
   double label_w = 0;
