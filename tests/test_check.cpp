@@ -387,3 +387,58 @@ TEST_CASE("the JSON verdict carries pass, the options and each row's numbers") {
   CHECK(off["verdict"] == "pass");
   CHECK(off["max_cost_ratio"].is_null());
 }
+
+// --- incomplete reports --------------------------------------------------------------------------
+
+namespace {
+
+// The linear report as a run a signal stopped would write it.
+Json stopped_report() {
+  Json j = linear_report();
+  j["complete"] = false;
+  j["signal"] = "SIGINT";
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("an incomplete current report or baseline cannot be judged unless allowed") {
+  CHECK(error_message<CannotJudge>([] {
+          check(linear_report(), stopped_report());
+        }).find("the current report current.json is incomplete: stopped by SIGINT") !=
+        std::string::npos);
+  CHECK(error_message<CannotJudge>([] {
+          check(stopped_report(), linear_report());
+        }).find("the baseline base.json is incomplete") != std::string::npos);
+  CHECK_NOTHROW(check(linear_report(), linear_report()));
+}
+
+TEST_CASE("with --allow incomplete an incomplete report is judged and the verdict says so") {
+  CheckOptions o;
+  o.allow = parse_allowances("incomplete");
+  const CheckOutcome r = check(linear_report(), stopped_report(), o);
+  CHECK(r.passed());
+  CHECK(r.incomplete_judged);
+  CHECK(mentions(r.notes, "incomplete: stopped by SIGINT: judged anyway (--allow incomplete)"));
+  CHECK(format_check_markdown(r).find("judged anyway") != std::string::npos);
+  CHECK(format_check_summary(r).find("an incomplete report judged anyway") != std::string::npos);
+  const Json j = check_to_json(r);
+  CHECK(j["incomplete_judged"] == true);
+  CHECK(j["allow"] == Json::array({"incomplete"}));
+  CHECK_FALSE(check(linear_report(), linear_report(), o).incomplete_judged);
+}
+
+TEST_CASE("--allow takes incomplete and contended, comma-separated, and refuses other words") {
+  const Allowances both = parse_allowances("contended,incomplete");
+  CHECK(both.incomplete);
+  CHECK(both.contended);
+  CHECK(both.words() == std::vector<std::string>{"incomplete", "contended"});
+  CHECK_FALSE(parse_allowances("").incomplete);
+  CHECK(error_message([] { parse_allowances("incomplete,noisy"); }).find("'noisy'") !=
+        std::string::npos);
+  CHECK(error_message([] { parse_allowances("incomplete,"); }) != "");
+  // contended alone does not let an incomplete report through
+  CheckOptions o;
+  o.allow = parse_allowances("contended");
+  CHECK_THROWS_AS(check(linear_report(), stopped_report(), o), CannotJudge);
+}

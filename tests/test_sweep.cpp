@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <limits>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 
 #include "backends/backend.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/reference.hpp"
 #include "measure/results.hpp"
 #include "measure/sweep.hpp"
@@ -44,6 +46,10 @@ struct Script {
   bool disturbed = false;                 // every sample's threads lost their cores
   std::optional<Path> wrong_path;         // returns an output off by half its norm
   FailAt fail_at = FailAt::nowhere;
+  // Raises the interrupt flag, as a signal handler would: in the first time_calls at this
+  // length, or while measuring the ceilings.
+  std::optional<std::int64_t> interrupt_at_length;
+  bool interrupt_in_ceilings = false;
 };
 
 // What one fake backend was asked; it outlives the backend, which the sweep owns.
@@ -62,6 +68,10 @@ class FakeBackend : public Backend {
   double timer_resolution_s() const override { return script_.resolution_s; }
   std::int64_t cache_bytes() const override { return script_.cache_bytes; }
   Bandwidths measure_bandwidths() override {
+    if (script_.interrupt_in_ceilings) {
+      request_interrupt(SIGTERM);
+      throw_if_interrupted();
+    }
     const double read = ceiling_calls_ < script_.read_gbps_runs.size()
                             ? script_.read_gbps_runs[ceiling_calls_++]
                             : script_.read_gbps;
@@ -90,6 +100,7 @@ class FakeBackend : public Backend {
   double time_calls(Path p, int calls, CacheState) override {
     ++log_.time_calls[p];
     if (script_.fail_at == FailAt::time_calls) throw BackendError(name_ + ": launch failed");
+    if (work_->workload.length == script_.interrupt_at_length) request_interrupt(SIGINT);
     const double per_token =
         p == Path::gather ? script_.gather_per_token_s : script_.fused_per_token_s;
     return calls * (script_.fixed_s + per_token * double(work_->workload.length));
@@ -549,4 +560,89 @@ TEST_CASE("other work a backend saw on its device marks the run contended") {
   REQUIRE(run.quality.reasons.size() == 1);
   CHECK(run.quality.reasons[0] ==
         "cuda: other processes used the GPU during the sweep (2 compute processes seen at once)");
+}
+
+// --- a signal stops the sweep -------------------------------------------------------------------
+
+namespace {
+
+// The flag is process-wide: each test starts and ends without one.
+struct CleanInterrupt {
+  CleanInterrupt() { clear_interrupt(); }
+  ~CleanInterrupt() { clear_interrupt(); }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "a signal during a point keeps the points before it, fitted, and marks the run incomplete") {
+  const CleanInterrupt clean;
+  Fakes fakes;
+  fakes.scripts["cpu"].interrupt_at_length = 1024;
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  c.lengths = {16, 64, 256, 1024, 4096};
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  CHECK_FALSE(run.complete());
+  CHECK(run.signal == SIGINT);
+  for (Path p : {Path::gather, Path::fused}) {
+    const PathResult& r = result_of(run, "cpu", p);
+    CHECK(r.status == Status::ok);
+    REQUIRE(r.points.size() == 3);  // 16, 64, 256: the point at 1024 is dropped
+    CHECK(r.points.back().length == 256);
+    CHECK(r.grid_stop == GridStop::interrupted);
+    REQUIRE(r.fit);
+    CHECK(r.fit->power.n_points == 3);
+    CHECK(r.fit->power.exponent == doctest::Approx(1.0).epsilon(1e-9));
+  }
+  CHECK(run.speedups.size() == 3);
+}
+
+TEST_CASE("a path stopped with one point keeps it without a fit, saying why") {
+  const CleanInterrupt clean;
+  Fakes fakes;
+  fakes.scripts["cpu"].interrupt_at_length = 64;
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  CHECK(run.signal == SIGINT);
+  const PathResult& gather = result_of(run, "cpu", Path::gather);
+  CHECK(gather.points.size() == 1);
+  CHECK_FALSE(gather.fit);
+  CHECK_FALSE(gather.fit_error.empty());
+  CHECK(gather.grid_stop == GridStop::interrupted);
+}
+
+TEST_CASE("a signal during one backend starts no other backend") {
+  const CleanInterrupt clean;
+  Fakes fakes;
+  fakes.scripts["cpu"].interrupt_at_length = 256;
+  fakes.scripts["cuda"];
+  const RunResult run = run_sweep(small_sweep(BackendChoice::all), {}, fakes.factory());
+  CHECK(run.signal == SIGINT);
+  CHECK(run.backends.size() == 1);
+  CHECK(fakes.logs["cuda"].time_calls.empty());
+  CHECK(result_of(run, "cpu", Path::gather).points.size() == 2);
+}
+
+TEST_CASE("a signal while the ceilings are measured lists every path untimed and interrupted") {
+  const CleanInterrupt clean;
+  Fakes fakes;
+  fakes.scripts["cpu"].interrupt_in_ceilings = true;
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  CHECK(run.signal == SIGTERM);
+  REQUIRE(run.results.size() == 2);
+  for (const PathResult& r : run.results) {
+    CHECK(r.status == Status::ok);
+    CHECK(r.points.empty());
+    CHECK(r.grid_stop == GridStop::interrupted);
+    CHECK_FALSE(r.fit);
+  }
+  CHECK(fakes.logs["cpu"].time_calls.empty());
+}
+
+TEST_CASE("a run without a signal is complete") {
+  const CleanInterrupt clean;
+  Fakes fakes;
+  fakes.scripts["cpu"];
+  const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
+  CHECK(run.complete());
+  CHECK(run.signal == 0);
 }

@@ -14,7 +14,7 @@ namespace readbench::cli {
 namespace {
 
 struct CheckCommandOptions {
-  std::string report, baseline, json_path;
+  std::string report, baseline, json_path, allow;
   CheckOptions check;
   double max_cost_ratio = 0;
   const CLI::Option* max_cost_ratio_given = nullptr;
@@ -23,6 +23,7 @@ struct CheckCommandOptions {
 int run(CheckCommandOptions& o) {
   // Every option is checked before anything is read or written.
   if (o.max_cost_ratio_given->count() > 0) o.check.max_cost_ratio = o.max_cost_ratio;
+  o.check.allow = parse_allowances(o.allow);
   validate(o.check);
   if (o.report == "-" && o.baseline == "-")
     throw InputError("the report and --baseline cannot both be stdin");
@@ -62,8 +63,10 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present in\n"
       "only one report, or without a fit on either side.\n"
       "Prints a markdown table (for $GITHUB_STEP_SUMMARY) and a one-line summary.\n"
+      "An incomplete report (a run stopped by a signal) is not judged unless --allow incomplete.\n"
       "Exit 0: no regression; 1: a regression; 2: bad input, or nothing comparable (no\n"
-      "backend/path with fits in both reports: a gate that compares nothing does not pass).");
+      "backend/path with fits in both reports: a gate that compares nothing does not pass);\n"
+      "4: a report is incomplete and not allowed.");
   sub->add_option("report", o->report, "The current report (readbench run --json), - for stdin")
       ->required();
   sub->add_option("--baseline", o->baseline, "The baseline report to compare against")->required();
@@ -74,6 +77,9 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       sub->add_option("--max-cost-ratio", o->max_cost_ratio,
                       "Also fail when current / baseline per-token cost exceeds this (> 0; off "
                       "by default: per-token costs only compare on one machine)");
+  sub->add_option("--allow", o->allow,
+                  "Judge anyway what is otherwise refused (exit 4), comma-separated: incomplete "
+                  "(a report of a run a signal stopped), contended");
   sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)")
       ->check(output_path());
   sub->add_flag("--allow-config-mismatch", o->check.allow_config_mismatch,

@@ -1,7 +1,7 @@
 // Wires the subcommands and maps every error to one line on stderr and an exit code:
 // 0 success, 1 the answer is "no" (a correctness check failed, a regression found), 2 bad usage or
 // bad input, or stdout could not be written, 3 `run` measured but a report file could not be
-// written.
+// written, 4 a gate cannot judge (an incomplete report), 128 + N `run` stopped by signal N.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <new>
@@ -10,6 +10,7 @@
 #include "backends/cpu/omp_wait_policy.hpp"
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "report/standard_output.hpp"
 #include "version.hpp"
 
@@ -41,6 +42,11 @@ int run_command_line(int argc, char** argv) {
   } catch (const readbench::InputError& e) {
     std::cerr << "readbench: " << e.what() << '\n';
     return 2;
+  } catch (const readbench::Interrupted& e) {
+    return e.signal() + 128;  // a signal reached a command that has nothing to keep
+  } catch (const readbench::CannotJudge& e) {
+    std::cerr << "readbench: " << e.what() << '\n';
+    return 4;
   } catch (const readbench::BackendError& e) {
     std::cerr << "readbench: " << e.what() << '\n';
     return 2;
@@ -66,7 +72,8 @@ int main(int argc, char** argv) {
     readbench::close_stdout();
   } catch (const readbench::OutputError& e) {
     if (exit_code != 2) std::cerr << "readbench: " << e.what() << '\n';  // one line only
-    return 2;
+    // Stopped by a signal, say a hangup that took the terminal: the signal is the news.
+    return exit_code > 128 ? exit_code : 2;
   }
   return exit_code;
 }

@@ -6,7 +6,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/signal_handlers.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/lengths.hpp"
 #include "measure/sweep.hpp"
 #include "report/atomic_write.hpp"
@@ -46,6 +48,9 @@ int run(RunOptions& o) {
   if (!o.json_path.empty()) check_writable(o.json_path);
   if (!o.csv_path.empty()) check_writable(o.csv_path);
 
+  // From here a first SIGINT, SIGTERM or SIGHUP stops the sweep at its next safe point and what
+  // was measured is still written, marked incomplete; the exit status is then 128 + N.
+  const StopSignals stop_signals;
   ProgressLine progress;
   const RunResult result = run_sweep(c, [&](std::string_view m) { progress.show(m); });
   progress.done();
@@ -60,6 +65,7 @@ int run(RunOptions& o) {
   auto write_file = [&](const std::string& path, const std::string& content) {
     if (path.empty() || path == "-") return;
     try {
+      const DeferStop defer;  // a second signal leaves no temporary file behind
       write_atomically(path, content);
     } catch (const OutputError& e) {
       failures.push_back(e.what());
@@ -67,11 +73,29 @@ int run(RunOptions& o) {
   };
   write_file(o.json_path, json);
   write_file(o.csv_path, csv);
+  const int signal = interrupt_signal();
+  std::string stopped;
+  if (!result.complete())
+    stopped = "stopped by " + signal_name(result.signal) +
+              ": the reports hold what was measured before it, marked incomplete";
+  else if (signal != 0)
+    stopped = signal_name(signal) + " came after the sweep ended: the reports are complete";
+  std::string table = format_run(result);
+  if (!result.complete()) table += "\n" + stopped + "\n";
   // A report on stdout replaces the table there, so the output stays machine-readable.
-  write_stdout(o.json_path == "-" ? json : o.csv_path == "-" ? csv : format_run(result));
+  try {
+    write_stdout(o.json_path == "-" ? json : o.csv_path == "-" ? csv : table);
+  } catch (const OutputError& e) {
+    if (signal == 0) throw;
+    failures.push_back(e.what());  // a hangup takes the terminal with it
+  }
+  if (!stopped.empty()) std::cerr << "readbench: " << stopped << '\n';
   if (!result.all_checks_passed())
     std::cerr << "readbench: a correctness check failed; the failing path was not timed\n";
   for (const std::string& why : failures) std::cerr << "readbench: " << why << '\n';
+  // A signal wins over the other statuses, also one that came after the sweep ended (its reports
+  // are complete): the run was asked to stop.
+  if (signal != 0) return exit_status_for_signal(signal);
   if (!failures.empty()) return 3;
   return result.all_checks_passed() ? 0 : 1;
 }

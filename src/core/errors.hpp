@@ -41,6 +41,12 @@ class BadTime : public FitError {
   using FitError::FitError;
 };
 
+// A gate that cannot judge what it was given (an incomplete report): exit code 4.
+class CannotJudge : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A backend that cannot run here (no driver, no device, built without CUDA).
 class BackendUnavailable : public std::runtime_error {
  public:

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/random_fill.hpp"
 
 namespace readbench {
@@ -34,10 +35,18 @@ std::int32_t BlockAllocator::allocate() {
 
 namespace {
 
+// Gigabytes at the longest lengths take seconds: a signal skips the blocks not yet filled
+// (nothing may leave a parallel region by throwing) and the caller throws after it. Whole blocks
+// in one static loop touch the pages the way a loop over the elements would.
 void fill(AlignedBuffer& buf, DType t, std::uint64_t seed, TensorId id, std::int64_t n) {
+  constexpr std::int64_t kBlock = 1 << 16;
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i)
-    store_as(t, buf.data(), std::size_t(i), random_value(seed, id, std::uint64_t(i)));
+  for (std::int64_t b = 0; b < n; b += kBlock) {
+    if (interrupt_signal() != 0) continue;
+    for (std::int64_t i = b; i < std::min(n, b + kBlock); ++i)
+      store_as(t, buf.data(), std::size_t(i), random_value(seed, id, std::uint64_t(i)));
+  }
+  throw_if_interrupted();
 }
 
 }  // namespace

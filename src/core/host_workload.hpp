@@ -50,6 +50,7 @@ void check_host_memory(const Workload& w);
 
 // Validates the workload (throws InputError) and builds it. Pool contents are
 // random_value(seed, key|value, physical element index); queries likewise by element index.
+// Throws Interrupted (interrupt.hpp) once a signal asks the run to stop mid-fill.
 HostWorkload make_host_workload(const Workload& w);
 
 }  // namespace readbench

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 
 namespace readbench {
 
@@ -19,6 +20,9 @@ std::vector<double> reference_attention(const HostWorkload& h, int replica) {
 #pragma omp parallel for collapse(2) schedule(dynamic)
   for (int b = 0; b < s.batch; ++b) {
     for (int hq = 0; hq < s.q_heads; ++hq) {
+      // A head at the longest checked lengths takes a good fraction of a second: a signal skips
+      // the heads not yet computed (nothing may leave a parallel region by throwing).
+      if (interrupt_signal() != 0) continue;
       const int hk = hq / s.group();
       std::vector<double> qv(static_cast<std::size_t>(D)), acc(static_cast<std::size_t>(D), 0.0);
       for (std::int64_t d = 0; d < D; ++d)
@@ -47,6 +51,7 @@ std::vector<double> reference_attention(const HostWorkload& h, int replica) {
         out[std::size_t((std::int64_t(b) * s.q_heads + hq) * D + d)] = acc[d] / denom;
     }
   }
+  throw_if_interrupted();
   return out;
 }
 

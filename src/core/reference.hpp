@@ -7,7 +7,7 @@
 namespace readbench {
 
 // Decode attention for one replica, computed in f64 from the stored (rounded) inputs.
-// Returns [B, Hq, D].
+// Returns [B, Hq, D]. Throws Interrupted (interrupt.hpp) once a signal asks the run to stop.
 std::vector<double> reference_attention(const HostWorkload& h, int replica = 0);
 
 // ||out - ref||_F / ||ref||_F; NaN or inf anywhere in out gives +inf, so it never passes.

@@ -33,6 +33,8 @@ std::string_view to_string(GridStop s) {
       return "memory";
     case GridStop::not_timed:
       return "not_timed";
+    case GridStop::interrupted:
+      return "interrupted";
   }
   return "?";
 }

@@ -78,6 +78,7 @@ enum class GridStop {
   sweep_budget,      // auto: the next length would not fit in --sweep-budget
   memory,            // auto: the next length needs more than its share of the memory
   not_timed,         // the path was never timed (failed, unavailable)
+  interrupted,       // a signal stopped the run before the grid ended
 };
 std::string_view to_string(GridStop s);
 
@@ -121,7 +122,10 @@ struct RunResult {
   std::vector<BackendResult> backends;
   std::vector<PathResult> results;
   std::vector<Speedup> speedups;
+  // The signal that stopped the sweep (core/interrupt.hpp), 0 when it ran to the end.
+  int signal = 0;
   bool all_checks_passed() const;
+  bool complete() const { return signal == 0; }
 };
 
 // gather / fused; throws InputError on a zero or negative time.

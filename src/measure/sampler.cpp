@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 
 namespace readbench {
 
@@ -37,6 +38,7 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
   // Warm-up: first-touch, code paths and clocks settle; also the per-call estimate.
   double call_s = 1e30;
   for (int i = 0; i < 3 || since(start) < policy.warmup_s; ++i) {
+    throw_if_interrupted();
     call_s = std::min(call_s, backend.time_calls(path, 1, CacheState::hot));
     if (since(start) > policy.budget_s / 4) break;
   }
@@ -57,6 +59,7 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
   const int floor_samples = std::min(3, policy.min_samples);
   int next_check = 0;
   while (int(samples.size() + disturbed.size()) < policy.max_samples) {
+    throw_if_interrupted();  // between samples: the point being sampled is dropped
     const double s =
         backend.time_calls(path, m.calls_per_sample, policy.cache) / m.calls_per_sample;
     (backend.last_sample_disturbed() ? disturbed : samples).push_back(s);
@@ -73,6 +76,8 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
     // Disturbed samples count toward the floor too, so a busy machine cannot stretch the budget.
     if (n + int(disturbed.size()) >= floor_samples && since(start) >= policy.budget_s) break;
   }
+  // A signal during the last sample may have cut its cache flush short (stream_bandwidth.cpp).
+  throw_if_interrupted();
   m.disturbed = int(disturbed.size());
   // Too few clean samples to stand alone: keep the disturbed ones, so the point is not empty,
   // and say so.

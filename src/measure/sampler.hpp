@@ -33,6 +33,7 @@ int calls_per_sample(double resolution_s, double call_s);
 // Throws InputError on a policy that cannot work (non-positive budget or target).
 void validate(const SamplingPolicy& p);
 
+// Throws Interrupted (core/interrupt.hpp) between calls once a signal asks the run to stop.
 Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy);
 
 }  // namespace readbench

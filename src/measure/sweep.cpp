@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "measure/verify.hpp"
 
 namespace readbench {
@@ -171,6 +172,34 @@ void time_point(Backend& backend, const SweepConfig& c, const BackendResult& inf
   r.points.push_back(pt);
 }
 
+void fit_paths(const SweepConfig& c, const BackendResult& info, std::vector<PathResult>& mine) {
+  for (PathResult& r : mine) {
+    if (r.status != Status::ok) continue;
+    try {
+      r.fit = fit_read(timed_points(r), fit_options(c, info));
+    } catch (const FitError& e) {
+      r.fit_error = e.what();
+    }
+  }
+}
+
+// A signal stopped the backend: its paths keep their points, the grids still going say so, and
+// what has enough points is fitted. Stopped before its paths were listed (in the ceilings), each
+// path is listed untimed.
+void stop_backend(const SweepConfig& c, const BackendResult& info, std::vector<PathResult>& mine) {
+  if (mine.empty())
+    for (Path p : c.paths) {
+      PathResult r;
+      r.backend = info.name;
+      r.path = p;
+      mine.push_back(r);
+    }
+  for (PathResult& r : mine)
+    if (r.status == Status::ok && r.grid_stop == GridStop::not_timed)
+      r.grid_stop = GridStop::interrupted;
+  fit_paths(c, info, mine);
+}
+
 void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
                  std::vector<PathResult>& mine, const Progress& progress) {
   const auto backend_start = Clock::now();
@@ -193,6 +222,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   }
   Workload w{c.shape, c.dtype, 0, 1, c.seed ^ 0x5eedc0de};  // fresh inputs for the checks
   for (std::int64_t len : verification_lengths(c)) {
+    throw_if_interrupted();
     w.length = len;
     // An auto grid's checks stay within the memory bound its lengths keep to.
     while (c.auto_lengths && w.length > c.shape.block_size + 1 && bounds.memory_stop(backend, w))
@@ -221,6 +251,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       for (PathResult* r : active) r->grid_stop = GridStop::explicit_lengths;
       break;
     }
+    throw_if_interrupted();
     std::int64_t len = c.auto_lengths ? kAutoFirstLength : c.lengths[step];
     for (std::size_t i = 0; c.auto_lengths && i < step; ++i) len *= kAutoLengthFactor;
     Workload tw{c.shape, c.dtype, len, 1, c.seed};
@@ -240,6 +271,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     const auto length_start = Clock::now();
     backend.prepare(make_host_workload(tw));
     for (PathResult* r : active) {
+      throw_if_interrupted();
       say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
       time_point(backend, c, info, tw, *r, fits_bounds);
     }
@@ -263,14 +295,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   for (PathResult& r : mine)
     for (PointResult& p : r.points) p.ceiling_fraction = p.gbps / info.bandwidths.read_gbps;
 
-  for (PathResult& r : mine) {
-    if (r.status != Status::ok) continue;
-    try {
-      r.fit = fit_read(timed_points(r), fit_options(c, info));
-    } catch (const FitError& e) {
-      r.fit_error = e.what();
-    }
-  }
+  fit_paths(c, info, mine);
 }
 
 }  // namespace
@@ -370,9 +395,13 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
     } catch (const InputError& e) {
       // A shape this backend does not support (e.g. a CUDA head dim): the others may.
       give_up(Status::failed, e.what());
+    } catch (const Interrupted& e) {
+      run.signal = e.signal();
+      stop_backend(c, info, mine);
     }
     for (auto& r : mine) run.results.push_back(std::move(r));
     run.backends.push_back(info);
+    if (!run.complete()) break;  // the backends after it are not started
   }
 
   // gather / fused per (backend, length) where both were timed.

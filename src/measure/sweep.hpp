@@ -16,7 +16,9 @@ BackendFactory default_backend_factory(int threads, int device);
 // (`--backend cpu` or `cuda`) cannot run or fails. Under `auto` or `all` a backend that cannot
 // run is recorded as unavailable and one that fails midway as failed, with the reason, and the
 // other backends' results still come. A path that fails verification is recorded as failed,
-// untimed.
+// untimed. A signal (core/interrupt.hpp) stops the sweep at the next safe point: the result
+// keeps every point measured before it, fitted where there are enough, marks the grids it cut
+// short `interrupted`, carries the signal, and starts no further backend.
 RunResult run_sweep(const SweepConfig& config, const Progress& progress = {},
                     const BackendFactory& factory = {});
 

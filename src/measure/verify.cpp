@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/interrupt.hpp"
 #include "core/reference.hpp"
 
 namespace readbench {
@@ -9,10 +10,13 @@ namespace readbench {
 std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
                                      const std::vector<Path>& paths) {
   HostWorkload h = make_host_workload(w);
+  throw_if_interrupted();
   const std::vector<double> ref = reference_attention(h, 0);
+  throw_if_interrupted();
   backend.prepare(std::move(h));
   std::vector<CheckResult> out;
   for (Path p : paths) {
+    throw_if_interrupted();
     CheckResult r;
     r.path = p;
     r.length = w.length;

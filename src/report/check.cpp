@@ -263,6 +263,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   out.options = o;
   out.baseline = baseline.origin();
   out.current = current.origin();
+  out.notes = judged_anyway(baseline, current, o.allow);
+  out.incomplete_judged = !out.notes.empty();
   // What changes the numbers must match: the workload (dtype, shape, cache), the statistic the
   // fits use, and for GPU rows the GPU model.
   std::vector<std::string> differences;
@@ -342,6 +344,7 @@ std::string format_check_summary(const CheckOutcome& r) {
            plural(r.compared, "backend/path", "backend/paths") + " compared: " + which;
   }
   out += " (" + gate_words(r.options) + ")";
+  if (r.incomplete_judged) out += "; an incomplete report judged anyway";
   if (r.skipped > 0) out += "; " + std::to_string(r.skipped) + " skipped";
   return out;
 }
@@ -388,6 +391,8 @@ Json check_to_json(const CheckOutcome& r) {
           {"pass", r.passed()},
           {"tolerance", r.options.tolerance},
           {"max_cost_ratio", number_or_null(r.options.max_cost_ratio)},
+          {"allow", r.options.allow.words()},
+          {"incomplete_judged", r.incomplete_judged},
           {"baseline", origin_to_json(r.baseline)},
           {"current", origin_to_json(r.current)},
           {"compared", r.compared},

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/check_allow.hpp"
 #include "report/fit_json.hpp"
 #include "report/report_input.hpp"
 
@@ -14,6 +15,7 @@ namespace readbench {
 struct CheckOptions {
   double tolerance = 0.10;               // allowed rise of the exponent p
   std::optional<double> max_cost_ratio;  // per-token cost gate: current / baseline; off if empty
+  Allowances allow;                      // --allow: reports judged that would be refused
   // Judge rows whose configurations differ (workload, statistic, GPU model), with a note,
   // instead of refusing them.
   bool allow_config_mismatch = false;
@@ -54,6 +56,7 @@ struct CheckOutcome {
   int compared = 0;                // rows judged ok or regression
   int regressions = 0;
   int skipped = 0;
+  bool incomplete_judged = false;  // an incomplete report judged under --allow incomplete
   bool passed() const { return regressions == 0; }
 };
 
@@ -69,7 +72,9 @@ constexpr int kCheckMinLengths = 3;
 // token exceeds it. Also a regression: a path ok in the baseline and `failed` in the current
 // report. Skipped: unavailable in the current report, absent from either, no fit on either side.
 // Throws InputError when nothing is judged (a gate that compares nothing must not pass), or
-// when the cost gate is on and a per-token cost is not > 0. Validates `o` first.
+// when the cost gate is on and a per-token cost is not > 0. Validates `o` first. Throws
+// CannotJudge on an incomplete report unless `o.allow` allows it (check_allow.hpp); one judged
+// anyway is noted.
 CheckOutcome check_reports(const Report& baseline, const Report& current, const CheckOptions& o);
 
 // "readbench check: PASS: ..." or "readbench check: FAIL: ...", one line.

@@ -60,6 +60,11 @@ Comparison compare_reports(const std::vector<Report>& reports) {
     throw InputError("compare needs at least two reports, got " + std::to_string(reports.size()));
   Comparison c;
   for (const Report& r : reports) c.reports.push_back(r.origin());
+  for (const Report& r : reports)
+    if (!r.complete)
+      c.notes.push_back(r.origin().name() + " is " + r.incompleteness() +
+                        ": its grid ended early, so its lengths and fits may fall short of the "
+                        "others'");
   // One statistic for every column: the reports' own where they agree, else the min, which
   // every report carries (a min over a median would be no ratio at all).
   c.statistic = reports[0].statistic;
@@ -220,6 +225,7 @@ std::string format_compare_markdown(const Comparison& c) {
          << markdown_cell(r.name())
          << " is marked contended: the machine's other work is in its numbers (its report says "
             "why).\n";
+  for (const std::string& n : c.notes) os << "\nNote: " << markdown_cell(n) << ".\n";
   return os.str();
 }
 
@@ -253,6 +259,7 @@ Json compare_to_json(const Comparison& c) {
   out["reports"] = Json::array();
   for (const ReportOrigin& r : c.reports) out["reports"].push_back(origin_to_json(r));
   out["statistic"] = c.statistic;
+  out["notes"] = c.notes;
   out["rows"] = Json::array();
   for (const CompareRow& row : c.rows) {
     Json entries = Json::array();

@@ -38,15 +38,17 @@ struct CompareRow {
 
 struct Comparison {
   std::vector<ReportOrigin> reports;
-  std::string statistic;         // of every cost: the reports' own, or min where they differ
-  std::vector<CompareRow> rows;  // in the order backend/paths first appear in the reports
+  std::string statistic;           // of every cost: the reports' own, or min where they differ
+  std::vector<CompareRow> rows;    // in the order backend/paths first appear in the reports
+  std::vector<std::string> notes;  // caveats that change no number: incomplete reports
 };
 
 // Throws InputError for fewer than two reports, or when no backend/path is timed in every
 // report.
 Comparison compare_reports(const std::vector<Report>& reports);
 
-// A markdown table (reports as columns, two rows per backend/path) with a footnote.
+// A markdown table (reports as columns, two rows per backend/path) with a footnote, then the
+// notes.
 std::string format_compare_markdown(const Comparison& c);
 // One row per backend/path and report, so a spreadsheet can pivot it.
 std::string format_compare_csv(const Comparison& c);

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "core/interrupt.hpp"
 #include "version.hpp"
 
 namespace readbench {
@@ -120,7 +121,8 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
         for (const Bandwidths& x : v) out.push_back(x.*field);
         return out;
       };
-      bandwidths.push_back({{"backend", b.name},
+      if (b.bandwidths.read_gbps > 0)  // not measured when a signal stopped the run first
+        bandwidths.push_back({{"backend", b.name},
                             {"read_gbps", b.bandwidths.read_gbps},
                             {"copy_gbps", b.bandwidths.copy_gbps},
                             {"buffer_bytes", b.bandwidths.buffer_bytes},
@@ -162,6 +164,8 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
 
   Json report;
   report["schema_version"] = kSchemaVersion;
+  report["complete"] = run.complete();
+  if (!run.complete()) report["signal"] = signal_name(run.signal);
   report["tool"] = {{"name", "readbench"}, {"version", kVersion}, {"git_commit", kGitCommit}};
   report["created_at"] = created_at;
   report["machine"] = {{"hostname", host.hostname},

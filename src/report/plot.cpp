@@ -304,6 +304,7 @@ std::string plot_svg(const Report& rep) {
   const std::string title = rep.machine + ": paged KV-cache read time per call";
   const std::string subtitle =
       rep.config + " · readbench " + rep.git_commit +
+      (rep.complete ? "" : " · " + rep.incompleteness()) +
       (rep.quality == "contended"
            ? " · CONTENDED: " + one_line(rep.quality_reasons.empty() ? std::string("see the report")
                                                                      : rep.quality_reasons[0])

@@ -125,6 +125,10 @@ const ReportResult* Report::find(const std::string& backend, const std::string& 
   return nullptr;
 }
 
+std::string Report::incompleteness() const {
+  return complete ? "" : "incomplete: stopped by " + signal;
+}
+
 Report report_from_json(const json& j, const std::string& source) {
   const Reader r(source);
   if (!j.is_object() || !j.contains("results"))
@@ -139,6 +143,11 @@ Report report_from_json(const json& j, const std::string& source) {
   rep.source = source;
   rep.schema_version = int(version);
   rep.git_commit = r.text(r.field(j, "report", "tool"), "tool", "git_commit");
+  if (j.contains("complete")) {
+    if (!j["complete"].is_boolean()) r.fail("complete", "is not true or false");
+    rep.complete = j["complete"].get<bool>();
+    if (!rep.complete) rep.signal = r.text(j, "report", "signal");
+  }
   const json& config = r.field(j, "report", "config");
   rep.statistic = r.text(config, "config", "statistic");
   if (rep.statistic != "min" && rep.statistic != "median")

@@ -52,11 +52,17 @@ struct Report {
   std::string quality = "clean";        // clean or contended (version 1 reports: clean)
   std::vector<std::string> gpu_models;  // machine.gpus[].name, in order
   std::vector<std::string> quality_reasons;
+  // False for a run a signal stopped (`complete` in the report; a report without it, as every
+  // version 1 report, is complete), with the signal's name.
+  bool complete = true;
+  std::string signal;
   std::string config;  // dtype, shape and cache: "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache"
   std::vector<ReportResult> results;
 
   const ReportResult* find(const std::string& backend, const std::string& path) const;
   ReportOrigin origin() const { return {source, machine, git_commit, statistic, quality}; }
+  // "incomplete: stopped by SIGINT", or empty for a complete report.
+  std::string incompleteness() const;
 };
 
 // Throws InputError naming `source` and the offending field: not JSON, not a report, a

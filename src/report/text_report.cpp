@@ -77,6 +77,10 @@ std::string format_run(const RunResult& run) {
     }
     os << b.name;
     if (b.gpu) os << " [" << b.gpu->name << "]";
+    if (!(b.bandwidths.read_gbps > 0)) {
+      os << ": stopped before its read ceiling was measured\n";
+      continue;
+    }
     os << strprintf(": read ceiling %.1f GB/s, copy %.1f GB/s (over %.0f MiB",
                     b.bandwidths.read_gbps, b.bandwidths.copy_gbps,
                     double(b.bandwidths.buffer_bytes) / (1 << 20));

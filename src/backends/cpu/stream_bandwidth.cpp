@@ -9,6 +9,8 @@
 #include <map>
 #include <string>
 
+#include "core/interrupt.hpp"
+
 namespace readbench::cpu {
 
 namespace {
@@ -25,12 +27,16 @@ std::int64_t parse_cache_size(const std::string& text) {
   return v;
 }
 
-// Multi-threaded fill, so pages are touched by the threads that later read them.
+// Multi-threaded fill, so pages are touched by the threads that later read them. The first
+// touch of gigabytes can take seconds: a signal skips the chunks not yet filled (nothing may
+// leave a parallel region by throwing), and the callers throw or drop the sample after it.
 void parallel_fill(std::byte* p, std::int64_t n, int threads, unsigned char value) {
   const std::int64_t chunk = 1 << 20;
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::int64_t off = 0; off < n; off += chunk)
+  for (std::int64_t off = 0; off < n; off += chunk) {
+    if (interrupt_signal() != 0) continue;
     std::memset(p + off, value, std::size_t(std::min(chunk, n - off)));
+  }
 }
 
 // Sums are stored here so the compiler cannot drop the reads that produce them.
@@ -83,6 +89,7 @@ Bandwidths measure_host_bandwidths(int threads) {
       4096 * 4096;
   AlignedBuffer buf{static_cast<std::size_t>(bytes)};
   parallel_fill(buf.data(), bytes, threads, 1);
+  throw_if_interrupted();
   const auto* words = buf.as<std::uint64_t>();
   const std::int64_t n = bytes / 8;
 
@@ -90,6 +97,7 @@ Bandwidths measure_host_bandwidths(int threads) {
   bw.buffer_bytes = bytes;
   double best_read = 1e30, best_copy = 1e30;
   for (int pass = 0; pass < 5; ++pass) {
+    throw_if_interrupted();
     const auto t0 = Clock::now();
     std::uint64_t sum = 0;
 #pragma omp parallel for simd num_threads(threads) schedule(static) reduction(+ : sum)
@@ -100,6 +108,7 @@ Bandwidths measure_host_bandwidths(int threads) {
   const std::int64_t half = bytes / 2;
   const std::int64_t chunk = 1 << 20;
   for (int pass = 0; pass < 3; ++pass) {
+    throw_if_interrupted();
     const auto t0 = Clock::now();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::int64_t off = 0; off < half; off += chunk)

@@ -11,7 +11,8 @@ namespace readbench::cpu {
 std::int64_t last_level_cache_bytes();
 
 // Read ceiling: a vectorised, multi-threaded sum over a buffer of 4x the last-level cache;
-// copy: memcpy between its halves (bytes read plus written). Best of several passes.
+// copy: memcpy between its halves (bytes read plus written). Best of several passes. Throws
+// Interrupted (core/interrupt.hpp) between passes once a signal asks the run to stop.
 Bandwidths measure_host_bandwidths(int threads);
 
 // Writes over a buffer larger than the last-level cache so the next read starts cold.

@@ -1,0 +1,49 @@
+#include "report/check_allow.hpp"
+
+#include "core/errors.hpp"
+
+namespace readbench {
+
+std::vector<std::string> Allowances::words() const {
+  std::vector<std::string> out;
+  if (incomplete) out.push_back("incomplete");
+  if (contended) out.push_back("contended");
+  return out;
+}
+
+Allowances parse_allowances(std::string_view list) {
+  Allowances a;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view word = list.substr(0, comma);
+    if (word == "incomplete")
+      a.incomplete = true;
+    else if (word == "contended")
+      a.contended = true;
+    else
+      throw InputError("--allow: unknown word '" + std::string(word) +
+                       "' (expected incomplete or contended, comma-separated)");
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+    if (list.empty()) throw InputError("--allow: an empty word after the last comma");
+  }
+  return a;
+}
+
+std::vector<std::string> judged_anyway(const Report& baseline, const Report& current,
+                                       const Allowances& allow) {
+  std::vector<std::string> notes;
+  for (const auto& [what, report] :
+       {std::pair{"the current report", &current}, std::pair{"the baseline", &baseline}}) {
+    if (report->complete) continue;
+    const std::string which =
+        std::string(what) + " " + report->source + " is " + report->incompleteness();
+    if (!allow.incomplete)
+      throw CannotJudge("cannot judge: " + which +
+                        " (its sweep ended early; --allow incomplete judges it anyway)");
+    notes.push_back(which + ": judged anyway (--allow incomplete)");
+  }
+  return notes;
+}
+
+}  // namespace readbench
