@@ -110,11 +110,18 @@ check_that "a run that ends exits 0" "exit $rc" test "$rc" = 0
 expect_valid_report "a complete report is valid against the schema" full.json
 expect_json "a complete report says complete and names no signal" full.json \
   "r['complete'] is True and 'signal' not in r"
-"$PY" - full.json stopped.json <<'PYEOF'
+# The gate refuses contended reports too (exit 4), and these tiny runs often are: the reports
+# compared here are set clean, so that only completeness decides.
+"$PY" - full.json stopped.json hup.json <<'PYEOF'
 import json, sys
-r = json.load(open(sys.argv[1]))
+def clean(r):
+    r["quality"]["verdict"], r["quality"]["reasons"] = "clean", []
+    return r
+r = clean(json.load(open(sys.argv[1])))
+json.dump(r, open(sys.argv[1], "w"), indent=2)
 r["complete"], r["signal"] = False, "SIGINT"
 json.dump(r, open(sys.argv[2], "w"), indent=2)
+json.dump(clean(json.load(open(sys.argv[3]))), open(sys.argv[3], "w"), indent=2)
 PYEOF
 
 "$BIN" check hup.json --baseline full.json >out.txt 2>err.txt

@@ -308,6 +308,25 @@ expect_valid_fit "fit of a report matches the schema's fit object" refit.json
 
 # --- check: the CI gate against a baseline ----------------------------------------------------
 
+# The tiny sweeps here run beside other tests and are often contended; the gate refuses to
+# judge a contended report (exit 4), tested below. For the rules themselves, out.json's verdict
+# is set clean.
+"$PY" - out.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["quality"]["verdict"], r["quality"]["reasons"] = "contended", ["a test's neighbours"]
+json.dump(r, open("contended.json", "w"))
+r["quality"]["verdict"], r["quality"]["reasons"] = "clean", []
+json.dump(r, open(sys.argv[1], "w"))
+EOF
+run "$BIN" check contended.json --baseline out.json
+[ "$rc" -eq 4 ] && grep -q "^readbench: cannot judge: the current report contended.json is contended (a test's neighbours)" "$WORK/err" &&
+  pass "check refuses to judge a contended report: exit 4, one line" ||
+  fail "check refuses to judge a contended report: exit 4, one line" "exit $rc: $(first_err)"
+expect_ok "check --allow contended judges it" "$BIN" check contended.json --baseline out.json --allow contended
+grep -q "a contended report judged anyway" "$WORK/out" && pass "check --allow contended says so" ||
+  fail "check --allow contended says so" "$(tail -1 "$WORK/out")"
+
 # Report variants change the points; readers refuse a stored fit the points do not give, so
 # each variant's fits are computed again by `readbench fit` from its points.
 cat >variants.py <<EOF

@@ -442,3 +442,24 @@ TEST_CASE("--allow takes incomplete and contended, comma-separated, and refuses 
   o.allow = parse_allowances("contended");
   CHECK_THROWS_AS(check(linear_report(), stopped_report(), o), CannotJudge);
 }
+
+TEST_CASE("a contended report cannot be judged unless --allow contended, which says so") {
+  Json cur = linear_report();
+  cur["quality"]["verdict"] = "contended";
+  cur["quality"]["reasons"] = {
+      "cpu read ceiling moved from 20 GB/s before the sweep to 12 GB/s "
+      "after it"};
+  const std::string why = error_message<CannotJudge>([&] { check(linear_report(), cur); });
+  CHECK(why.rfind("cannot judge: the current report current.json is contended (cpu read ceiling "
+                  "moved",
+                  0) == 0);
+  CHECK(why.find("--allow contended judges it anyway") != std::string::npos);
+  CHECK_THROWS_AS(check(cur, linear_report()), CannotJudge);  // a contended baseline too
+  CheckOptions o;
+  o.allow = parse_allowances("contended");
+  const CheckOutcome r = check(linear_report(), cur, o);
+  CHECK(r.passed());
+  CHECK(r.contended_judged);
+  CHECK(mentions(r.notes, "judged anyway (--allow contended)"));
+  CHECK(format_check_summary(r).find("a contended report judged anyway") != std::string::npos);
+}

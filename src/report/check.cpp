@@ -264,7 +264,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   out.baseline = baseline.origin();
   out.current = current.origin();
   out.notes = judged_anyway(baseline, current, o.allow);
-  out.incomplete_judged = !out.notes.empty();
+  out.incomplete_judged = !baseline.complete || !current.complete;
+  out.contended_judged = baseline.quality == "contended" || current.quality == "contended";
   // What changes the numbers must match: the workload (dtype, shape, cache), the statistic the
   // fits use, and for GPU rows the GPU model.
   std::vector<std::string> differences;
@@ -345,6 +346,7 @@ std::string format_check_summary(const CheckOutcome& r) {
   }
   out += " (" + gate_words(r.options) + ")";
   if (r.incomplete_judged) out += "; an incomplete report judged anyway";
+  if (r.contended_judged) out += "; a contended report judged anyway";
   if (r.skipped > 0) out += "; " + std::to_string(r.skipped) + " skipped";
   return out;
 }
@@ -393,6 +395,7 @@ Json check_to_json(const CheckOutcome& r) {
           {"max_cost_ratio", number_or_null(r.options.max_cost_ratio)},
           {"allow", r.options.allow.words()},
           {"incomplete_judged", r.incomplete_judged},
+          {"contended_judged", r.contended_judged},
           {"baseline", origin_to_json(r.baseline)},
           {"current", origin_to_json(r.current)},
           {"compared", r.compared},

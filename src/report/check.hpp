@@ -57,6 +57,7 @@ struct CheckOutcome {
   int regressions = 0;
   int skipped = 0;
   bool incomplete_judged = false;  // an incomplete report judged under --allow incomplete
+  bool contended_judged = false;   // a contended report judged under --allow contended
   bool passed() const { return regressions == 0; }
 };
 

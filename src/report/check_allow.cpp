@@ -35,13 +35,25 @@ std::vector<std::string> judged_anyway(const Report& baseline, const Report& cur
   std::vector<std::string> notes;
   for (const auto& [what, report] :
        {std::pair{"the current report", &current}, std::pair{"the baseline", &baseline}}) {
-    if (report->complete) continue;
-    const std::string which =
-        std::string(what) + " " + report->source + " is " + report->incompleteness();
-    if (!allow.incomplete)
-      throw CannotJudge("cannot judge: " + which +
-                        " (its sweep ended early; --allow incomplete judges it anyway)");
-    notes.push_back(which + ": judged anyway (--allow incomplete)");
+    if (!report->complete) {
+      const std::string which =
+          std::string(what) + " " + report->source + " is " + report->incompleteness();
+      if (!allow.incomplete)
+        throw CannotJudge("cannot judge: " + which +
+                          " (its sweep ended early; --allow incomplete judges it anyway)");
+      notes.push_back(which + ": judged anyway (--allow incomplete)");
+    }
+    // A contended report's numbers carry the machine's other work: neither a pass nor a fail
+    // from it means anything about the read.
+    if (report->quality == "contended") {
+      std::string why;
+      for (const std::string& r : report->quality_reasons) why += (why.empty() ? "" : "; ") + r;
+      const std::string which = std::string(what) + " " + report->source + " is contended" +
+                                (why.empty() ? std::string() : " (" + why + ")");
+      if (!allow.contended)
+        throw CannotJudge("cannot judge: " + which + "; --allow contended judges it anyway");
+      notes.push_back(which + ": judged anyway (--allow contended)");
+    }
   }
   return notes;
 }

@@ -21,7 +21,8 @@ struct Allowances {
 Allowances parse_allowances(std::string_view list);
 
 // Throws CannotJudge naming the report when the baseline or the current report is incomplete
-// and that is not allowed. Otherwise returns one note per incomplete report judged anyway.
+// or contended and that is not allowed. Otherwise returns one note per such report judged
+// anyway.
 std::vector<std::string> judged_anyway(const Report& baseline, const Report& current,
                                        const Allowances& allow);
 

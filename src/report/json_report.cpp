@@ -123,13 +123,13 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
       };
       if (b.bandwidths.read_gbps > 0)  // not measured when a signal stopped the run first
         bandwidths.push_back({{"backend", b.name},
-                            {"read_gbps", b.bandwidths.read_gbps},
-                            {"copy_gbps", b.bandwidths.copy_gbps},
-                            {"buffer_bytes", b.bandwidths.buffer_bytes},
-                            {"read_gbps_before", runs(b.ceilings_before, &Bandwidths::read_gbps)},
-                            {"read_gbps_after", runs(b.ceilings_after, &Bandwidths::read_gbps)},
-                            {"copy_gbps_before", runs(b.ceilings_before, &Bandwidths::copy_gbps)},
-                            {"copy_gbps_after", runs(b.ceilings_after, &Bandwidths::copy_gbps)}});
+                              {"read_gbps", b.bandwidths.read_gbps},
+                              {"copy_gbps", b.bandwidths.copy_gbps},
+                              {"buffer_bytes", b.bandwidths.buffer_bytes},
+                              {"read_gbps_before", runs(b.ceilings_before, &Bandwidths::read_gbps)},
+                              {"read_gbps_after", runs(b.ceilings_after, &Bandwidths::read_gbps)},
+                              {"copy_gbps_before", runs(b.ceilings_before, &Bandwidths::copy_gbps)},
+                              {"copy_gbps_after", runs(b.ceilings_after, &Bandwidths::copy_gbps)}});
     }
     backends.push_back(entry);
   }
