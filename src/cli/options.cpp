@@ -79,18 +79,18 @@ std::string number_problem(const std::string& text, NumberBound bound) {
 
 CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
   return CLI::Validator([lo, hi](std::string& s) { return integer_problem(s, lo, hi); },
-                        "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+                        "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
 CLI::Validator seed_value() {
-  return CLI::Validator([](std::string& s) { return seed_problem(s); }, "UINT64");
+  return CLI::Validator([](std::string& s) { return seed_problem(s); }, "64-bit");
 }
 
 CLI::Validator finite_number(NumberBound bound) {
   return CLI::Validator([bound](std::string& s) { return number_problem(s, bound); },
-                        bound == NumberBound::positive       ? "NUMBER > 0"
-                        : bound == NumberBound::non_negative ? "NUMBER >= 0"
-                                                             : "NUMBER");
+                        bound == NumberBound::positive       ? "finite > 0"
+                        : bound == NumberBound::non_negative ? "finite >= 0"
+                                                             : "finite");
 }
 
 int max_threads() {
@@ -108,7 +108,7 @@ CLI::Validator thread_count() {
                  " CPUs this process may use)";
         return why;
       },
-      "INT in [0, 4 x CPUs]");
+      "[0, 4 x CPUs]");
 }
 
 std::optional<double> parse_fit_from(const std::string& text) {
