@@ -72,11 +72,13 @@ void setup_check_command(CLI::App& app, int& exit_code) {
   sub->add_option("--baseline", o->baseline, "The baseline report to compare against")->required();
   sub->add_option("--tolerance", o->check.tolerance,
                   "Rise of the exponent p allowed before it counts (finite, >= 0)")
+      ->check(finite_number(NumberBound::non_negative))
       ->capture_default_str();
   o->max_cost_ratio_given =
       sub->add_option("--max-cost-ratio", o->max_cost_ratio,
-                      "Also fail when current / baseline per-token cost exceeds this (> 0; off "
-                      "by default: per-token costs only compare on one machine)");
+                      "Also fail when current / baseline marginal cost per token exceeds this "
+                      "(> 0; off by default: costs only compare on one machine)")
+          ->check(finite_number(NumberBound::positive));
   sub->add_option("--allow", o->allow,
                   "Judge anyway what is otherwise refused (exit 4), comma-separated: incomplete "
                   "(a report of a run a signal stopped), contended");

@@ -24,7 +24,7 @@ struct FitOptions {
 int run(const FitOptions& o) {
   check_distinct_files({{"the input", o.input}}, {{"--json", o.json_path}});
   if (!o.json_path.empty()) check_writable(o.json_path);
-  const auto series = parse_points(read_input(o.input));
+  const auto series = parse_points(read_input(o.input), o.input == "-" ? "stdin" : o.input);
   const std::optional<double> fit_from = parse_fit_from(o.fit_from);
   std::vector<ReadFit> fits;  // all fitted before anything is written
   for (const auto& s : series)

@@ -51,7 +51,9 @@ int run_command_line(int argc, char** argv) {
     std::cerr << "readbench: " << e.what() << '\n';
     return 2;
   } catch (const std::bad_alloc&) {
-    std::cerr << "readbench: out of host memory: reduce --batch or the longest length\n";
+    // Buffers readbench sizes itself name themselves (BackendError); this is any other one.
+    std::cerr << "readbench: out of host memory: an allocation failed (a smaller --batch or "
+                 "longest length needs less)\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "readbench: error: " << e.what() << '\n';

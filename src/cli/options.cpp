@@ -3,26 +3,112 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
+#include "backends/cpu/cpu_budget.hpp"
 #include "core/errors.hpp"
 
 namespace readbench::cli {
 
-CLI::Validator not_negative() {
+namespace {
+
+// A value as it came, quoted, so an empty or space-padded one is visible in the message.
+std::string quoted(const std::string& text) {
+  return "'" + text + "'";
+}
+
+}  // namespace
+
+std::string integer_problem(const std::string& text, std::int64_t lo, std::int64_t hi) {
+  const std::string range =
+      "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (text.empty()) return "the value is empty: expected " + range;
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range)
+    return quoted(text) + " does not fit: expected " + range;
+  if (ec != std::errc() || end != text.data() + text.size())
+    return quoted(text) + " is not " + range;
+  if (v < lo || v > hi) return quoted(text) + " is out of range: expected " + range;
+  return "";
+}
+
+std::string seed_problem(const std::string& text) {
+  const std::string range =
+      "a whole number from 0 to " + std::to_string(std::numeric_limits<std::uint64_t>::max());
+  if (text.empty()) return "the value is empty: expected " + range;
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range)
+    return quoted(text) + " does not fit in 64 bits: expected " + range;
+  if (ec != std::errc() || end != text.data() + text.size())
+    return quoted(text) + " is not " + range;
+  return "";
+}
+
+std::string number_problem(const std::string& text, NumberBound bound) {
+  const char* expected = bound == NumberBound::positive       ? "a finite number > 0"
+                         : bound == NumberBound::non_negative ? "a finite number >= 0"
+                                                              : "a finite number";
+  if (text.empty()) return std::string("the value is empty: expected ") + expected;
+  // strtod also skips leading blanks and reads hex, "inf" and "nan": only a decimal number's
+  // characters are let through to it, and it must read the whole text.
+  if (text.find_first_not_of("0123456789+-.eE") != std::string::npos)
+    return quoted(text) + " is not " + expected;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);  // 1e309 gives inf
+  if (end != text.c_str() + text.size()) return quoted(text) + " is not " + expected;
+  if (!std::isfinite(v)) return quoted(text) + " does not fit a double: expected " + expected;
+  if (bound == NumberBound::positive && !(v > 0))
+    return quoted(text) + " is out of range: expected " + expected;
+  if (bound == NumberBound::non_negative && !(v >= 0))
+    return quoted(text) + " is out of range: expected " + expected;
+  return "";
+}
+
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
+  return CLI::Validator([lo, hi](std::string& s) { return integer_problem(s, lo, hi); },
+                        "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+CLI::Validator seed_value() {
+  return CLI::Validator([](std::string& s) { return seed_problem(s); }, "64-bit");
+}
+
+CLI::Validator finite_number(NumberBound bound) {
+  return CLI::Validator([bound](std::string& s) { return number_problem(s, bound); },
+                        bound == NumberBound::positive       ? "finite > 0"
+                        : bound == NumberBound::non_negative ? "finite >= 0"
+                                                             : "finite");
+}
+
+int max_threads() {
+  return 4 * cpu::available_cpus().cpus;
+}
+
+CLI::Validator thread_count() {
+  // The CPU budget is read only when --threads is given.
   return CLI::Validator(
       [](std::string& s) {
-        return !s.empty() && s.front() == '-' ? "must not be negative, got " + s : std::string();
+        const int cpus = cpu::available_cpus().cpus;
+        std::string why = integer_problem(s, 0, 4 * std::int64_t(cpus));
+        if (!why.empty())
+          why += " (0: every CPU; at most 4x the " + std::to_string(cpus) +
+                 " CPUs this process may use)";
+        return why;
       },
-      "NOT NEGATIVE");
+      "[0, 4 x CPUs]");
 }
 
 std::optional<double> parse_fit_from(const std::string& text) {
@@ -44,29 +130,52 @@ CLI::Validator output_path() {
 }
 
 void add_shape_options(CLI::App* app, Shape& s) {
-  app->add_option("-b,--batch", s.batch, "Sequences B")->capture_default_str();
-  app->add_option("--q-heads", s.q_heads, "Query heads Hq")->capture_default_str();
-  app->add_option("--kv-heads", s.kv_heads, "KV heads Hkv (Hq must be a multiple)")
+  app->add_option("-b,--batch", s.batch, "Sequences B")
+      ->check(integer_in(1, kMaxBatch))
       ->capture_default_str();
-  app->add_option("--head-dim", s.head_dim, "Head dimension D")->capture_default_str();
-  app->add_option("--block-size", s.block_size, "Tokens per cache block S")->capture_default_str();
+  app->add_option("--q-heads", s.q_heads, "Query heads Hq")
+      ->check(integer_in(1, kMaxHeads))
+      ->capture_default_str();
+  app->add_option("--kv-heads", s.kv_heads, "KV heads Hkv (Hq must be a multiple)")
+      ->check(integer_in(1, kMaxHeads))
+      ->capture_default_str();
+  app->add_option("--head-dim", s.head_dim, "Head dimension D")
+      ->check(integer_in(1, kMaxHeadDim))
+      ->capture_default_str();
+  app->add_option("--block-size", s.block_size, "Tokens per cache block S")
+      ->check(integer_in(1, kMaxBlockSize))
+      ->capture_default_str();
 }
 
-std::string read_input(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream os;
-    os << std::cin.rdbuf();
-    return os.str();
+namespace {
+
+// Up to limit bytes of in; one byte more is an error, so an endless input stops there.
+std::string read_bounded(std::istream& in, const std::string& name, std::size_t limit) {
+  std::string text;
+  char chunk[1 << 16];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got > limit - text.size())
+      throw InputError("cannot read " + name + ": it holds more than " + std::to_string(limit) +
+                       " bytes, far more than a report or a points file");
+    text.append(chunk, got);
   }
+  if (in.bad()) throw InputError("cannot read " + name + ": read error");
+  return text;
+}
+
+}  // namespace
+
+std::string read_input(const std::string& path, std::size_t limit) {
+  if (path == "-") return read_bounded(std::cin, "stdin", limit);
   // Opening a directory succeeds; reading it throws a library error that names no file.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError("cannot read '" + path + "': it is a directory");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw InputError("cannot read '" + path + "': read error");
-  return text;
+  return read_bounded(f, "'" + path + "'", limit);
 }
 
 Report read_report(const std::string& path) {

@@ -1,6 +1,7 @@
 #pragma once
 // Options several subcommands share, and the reading of an input file or stdin.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,8 +11,23 @@
 
 namespace readbench::cli {
 
-// Rejects a leading minus sign, which unsigned options would otherwise wrap around.
-CLI::Validator not_negative();
+// The rules of every numeric option, in one place. Each is checked on the option's text before
+// CLI11 converts it: CLI11 saturates an integer that overflows 64 bits, wraps a negative one into
+// an unsigned option, reads an empty value as 0 and takes inf, nan and 1e309 as numbers. Each
+// *_problem function returns "" for an acceptable text and otherwise why not, naming the value;
+// as a validator CLI11 puts the option's name in front ("--seed: ...").
+enum class NumberBound { finite, non_negative, positive };
+std::string integer_problem(const std::string& text, std::int64_t lo, std::int64_t hi);
+std::string seed_problem(const std::string& text);  // any unsigned 64-bit value
+std::string number_problem(const std::string& text, NumberBound bound);
+
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
+CLI::Validator seed_value();
+CLI::Validator finite_number(NumberBound bound);
+// --threads: 0 (every CPU) up to max_threads(); more would only oversubscribe the cores, and
+// OpenMP runtimes hang or crash on hundreds of thousands of threads.
+int max_threads();
+CLI::Validator thread_count();
 
 // "auto" (empty: the fit picks its region) or a length >= 0. Throws InputError naming the value.
 std::optional<double> parse_fit_from(const std::string& text);
@@ -20,11 +36,16 @@ std::optional<double> parse_fit_from(const std::string& text);
 // drop it silently.
 CLI::Validator output_path();
 
-// --batch, --q-heads, --kv-heads, --head-dim, --block-size with the SPEC §2 defaults.
+// --batch, --q-heads, --kv-heads, --head-dim, --block-size with their defaults and bounds.
 void add_shape_options(CLI::App* app, Shape& shape);
 
-// The whole of FILE, or of stdin for "-". Throws InputError naming the file and the reason.
-std::string read_input(const std::string& path);
+// The most read_input reads: far above any report or points file, and an endless input (a
+// device, a FIFO whose writer never stops) ends in an error instead of all of memory.
+inline constexpr std::size_t kMaxInputBytes = std::size_t(64) << 20;
+
+// The whole of FILE, or of stdin for "-". Throws InputError naming the file and the reason,
+// also when it holds more than limit bytes.
+std::string read_input(const std::string& path, std::size_t limit = kMaxInputBytes);
 
 // A readbench report from FILE or stdin ("-"), its errors naming the file (or "stdin").
 Report read_report(const std::string& path);

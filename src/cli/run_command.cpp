@@ -1,5 +1,6 @@
 // `readbench run`: the sweep of SPEC §5, a table on stdout, JSON and CSV on request.
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -116,10 +117,11 @@ void setup_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--max-length", o->config.max_length,
                   "With --lengths auto: the longest length the grid may time")
-      ->check(not_negative())
+      ->check(integer_in(1, std::numeric_limits<std::int64_t>::max()))
       ->capture_default_str();
   sub->add_option("--sweep-budget", o->config.sweep_budget_s,
                   "With --lengths auto: seconds per backend after which no new length starts")
+      ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
   add_shape_options(sub, o->config.shape);
   sub->add_option("--dtype", o->dtype, "Storage type of q, K/V and output: f32, f16 or bf16")
@@ -129,11 +131,14 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option(
          "--noise", o->config.sampling.noise_target,
          "Stop sampling a point once the relative standard error of the median is at or under this")
+      ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
   sub->add_option("--budget", o->config.sampling.budget_s,
                   "Seconds per point at most (warm-up and flushes included)")
+      ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
   sub->add_option("--min-samples", o->config.sampling.min_samples, "Samples per point at least")
+      ->check(integer_in(1, o->config.sampling.max_samples))
       ->capture_default_str();
   sub->add_option("--statistic", o->statistic,
                   "Per-point time the fit uses: min (best-of) or median")
@@ -143,10 +148,13 @@ void setup_run_command(CLI::App& app, int& exit_code) {
                   "length-dependent) or a length (0: all)")
       ->capture_default_str();
   sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")
+      ->check(thread_count())
       ->capture_default_str();
-  sub->add_option("--device", o->config.device, "CUDA device index")->capture_default_str();
+  sub->add_option("--device", o->config.device, "CUDA device index")
+      ->check(integer_in(0, std::numeric_limits<int>::max()))
+      ->capture_default_str();
   sub->add_option("--seed", o->config.seed, "Seed of the inputs and the block allocator")
-      ->check(not_negative())
+      ->check(seed_value())
       ->capture_default_str();
   sub->add_option("--json", o->json_path, "Write the JSON report to FILE (- for stdout)")
       ->check(output_path());

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -109,10 +110,14 @@ void setup_verify_command(CLI::App& app, int& exit_code) {
   sub->add_option("--dtypes", o->dtypes, "Comma-separated dtypes to check")->capture_default_str();
   sub->add_option("-L,--lengths", o->lengths, "History lengths (default: 1, S, S+1, 1000)");
   add_shape_options(sub, o->shape);
-  sub->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
-  sub->add_option("--device", o->device, "CUDA device index")->capture_default_str();
+  sub->add_option("--threads", o->threads, "CPU threads (0: all cores)")
+      ->check(thread_count())
+      ->capture_default_str();
+  sub->add_option("--device", o->device, "CUDA device index")
+      ->check(integer_in(0, std::numeric_limits<int>::max()))
+      ->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the random inputs")
-      ->check(not_negative())
+      ->check(seed_value())
       ->capture_default_str();
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }

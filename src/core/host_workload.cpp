@@ -111,9 +111,9 @@ HostWorkload make_host_workload(const Workload& w) {
   const std::size_t es = element_size(w.dtype);
   const std::int64_t pool = w.pool_elements();
   const std::int64_t io = std::int64_t(w.replicas) * w.io_elements();
-  h.q = AlignedBuffer(std::size_t(io) * es);
-  h.k_pool = AlignedBuffer(std::size_t(pool) * es);
-  h.v_pool = AlignedBuffer(std::size_t(pool) * es);
+  h.q = AlignedBuffer(std::size_t(io) * es, "the query buffer");
+  h.k_pool = AlignedBuffer(std::size_t(pool) * es, "the K pool");
+  h.v_pool = AlignedBuffer(std::size_t(pool) * es, "the V pool");
   fill(h.q, w.dtype, w.seed, TensorId::query, io);
   fill(h.k_pool, w.dtype, w.seed, TensorId::key, pool);
   fill(h.v_pool, w.dtype, w.seed, TensorId::value, pool);

@@ -17,17 +17,16 @@ void Shape::validate() const {
   require_positive("--kv-heads", kv_heads);
   require_positive("--head-dim", head_dim);
   require_positive("--block-size", block_size);
-  // Bounds that keep every size product within 64 bits and one query within reach.
   auto require_at_most = [](const char* name, int value, int limit) {
     if (value > limit)
       throw InputError(std::string(name) + " must be at most " + std::to_string(limit) + ", got " +
                        std::to_string(value));
   };
-  require_at_most("--batch", batch, 1 << 20);
-  require_at_most("--q-heads", q_heads, 1 << 16);
-  require_at_most("--kv-heads", kv_heads, 1 << 16);
-  require_at_most("--head-dim", head_dim, 1 << 16);
-  require_at_most("--block-size", block_size, 1 << 20);
+  require_at_most("--batch", batch, kMaxBatch);
+  require_at_most("--q-heads", q_heads, kMaxHeads);
+  require_at_most("--kv-heads", kv_heads, kMaxHeads);
+  require_at_most("--head-dim", head_dim, kMaxHeadDim);
+  require_at_most("--block-size", block_size, kMaxBlockSize);
   if (std::int64_t(q_heads) * head_dim > (1 << 24))
     throw InputError("--q-heads x --head-dim must be at most 16777216, got " +
                      std::to_string(std::int64_t(q_heads) * head_dim));

@@ -7,6 +7,13 @@
 
 namespace readbench {
 
+// Upper bounds of the shape's fields: they keep every size product within 64 bits and one
+// query within reach. The command line checks its options against the same numbers.
+inline constexpr int kMaxBatch = 1 << 20;
+inline constexpr int kMaxHeads = 1 << 16;  // q_heads and kv_heads
+inline constexpr int kMaxHeadDim = 1 << 16;
+inline constexpr int kMaxBlockSize = 1 << 20;
+
 struct Shape {
   int batch = 1;        // B
   int q_heads = 32;     // Hq

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "report/json_input.hpp"
 #include "report/report_input.hpp"
 
 namespace readbench {
@@ -89,9 +90,9 @@ PointSeries parse_array(const json& arr, const std::string& where) {
   return s;
 }
 
-std::vector<PointSeries> report_series(const json& j) {
+std::vector<PointSeries> report_series(const json& j, const std::string& source) {
   std::vector<PointSeries> out;
-  for (const ReportResult& r : report_from_json(j, "the report").results) {
+  for (const ReportResult& r : report_from_json(j, source).results) {
     if (r.points.empty()) continue;  // an unavailable or failed backend: nothing to fit
     PointSeries s;
     s.label = r.label();
@@ -109,20 +110,15 @@ std::vector<PointSeries> report_series(const json& j) {
 
 }  // namespace
 
-std::vector<PointSeries> parse_points(const std::string& input) {
+std::vector<PointSeries> parse_points(const std::string& input, const std::string& source) {
   // Spreadsheets save "CSV UTF-8" with a byte-order mark, which would hide the header.
   const std::string text = input.rfind("\xEF\xBB\xBF", 0) == 0 ? input.substr(3) : input;
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw InputError("the input is empty");
   if (text[first] != '[' && text[first] != '{') return parse_csv(text);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(std::string("malformed JSON: ") + e.what());
-  }
+  const json j = parse_json_input(text, source);
   if (j.is_array()) return {parse_array(j, "element")};
-  return report_series(j);
+  return report_series(j, source);
 }
 
 }  // namespace readbench

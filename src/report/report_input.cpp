@@ -5,6 +5,8 @@
 #include <map>
 
 #include "core/errors.hpp"
+#include "core/shape.hpp"
+#include "report/json_input.hpp"
 #include "report/schema_version.hpp"
 
 namespace readbench {
@@ -30,6 +32,15 @@ class Reader {
     const json& v = field(obj, where, key);
     if (!v.is_number()) fail(where + "." + key, "is not a number");
     return v.get<double>();
+  }
+  // A whole number in [lo, hi]: a report's counts and sizes, never converted out of range.
+  std::int64_t integer(const json& obj, const std::string& where, const char* key, std::int64_t lo,
+                       std::int64_t hi) const {
+    const double v = number(obj, where, key);
+    if (!(v >= double(lo) && v <= double(hi)) || v != std::floor(v))
+      fail(where + "." + key, "must be a whole number from " + std::to_string(lo) + " to " +
+                                  std::to_string(hi) + ", got " + json(v).dump());
+    return std::int64_t(v);
   }
   std::string text(const json& obj, const std::string& where, const char* key) const {
     const json& v = field(obj, where, key);
@@ -152,12 +163,13 @@ Report report_from_json(const json& j, const std::string& source) {
   rep.statistic = r.text(config, "config", "statistic");
   if (rep.statistic != "min" && rep.statistic != "median")
     r.fail("config.statistic", "'" + rep.statistic + "' is not min or median");
-  auto whole = [&](const char* key) {
-    return std::to_string(int(r.number(config, "config", key)));
+  auto whole = [&](const char* key, int most) {
+    return std::to_string(r.integer(config, "config", key, 1, most));
   };
-  rep.config = r.text(config, "config", "dtype") + ", B=" + whole("batch") +
-               " Hq=" + whole("q_heads") + " Hkv=" + whole("kv_heads") + " D=" + whole("head_dim") +
-               " S=" + whole("block_size") + ", " + r.text(config, "config", "cache") + " cache";
+  rep.config = r.text(config, "config", "dtype") + ", B=" + whole("batch", kMaxBatch) +
+               " Hq=" + whole("q_heads", kMaxHeads) + " Hkv=" + whole("kv_heads", kMaxHeads) +
+               " D=" + whole("head_dim", kMaxHeadDim) + " S=" + whole("block_size", kMaxBlockSize) +
+               ", " + r.text(config, "config", "cache") + " cache";
   // Reports written before the verdict existed carry none: they read as clean.
   if (j.contains("quality")) {
     const json& q = r.field(j, "report", "quality");
@@ -246,13 +258,7 @@ Report report_from_json(const json& j, const std::string& source) {
 }
 
 Report parse_report(const std::string& text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(source + ": malformed JSON: " + e.what());
-  }
-  return report_from_json(j, source);
+  return report_from_json(parse_json_input(text, source), source);
 }
 
 }  // namespace readbench

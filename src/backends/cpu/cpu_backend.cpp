@@ -109,8 +109,10 @@ class CpuBackend final : public Backend {
   // Output and gather workspace of a workload: [replicas, B, Hq, D], and K and V of one call.
   static std::tuple<AlignedBuffer, AlignedBuffer, AlignedBuffer> buffers_for(const Workload& w) {
     const std::size_t history = std::size_t(w.kv_bytes_per_call() / 2);
-    return {AlignedBuffer(std::size_t(w.replicas) * w.io_elements() * element_size(w.dtype)),
-            AlignedBuffer(history), AlignedBuffer(history)};
+    return {AlignedBuffer(std::size_t(w.replicas) * w.io_elements() * element_size(w.dtype),
+                          "the output buffer"),
+            AlignedBuffer(history, "the gathered K copy"),
+            AlignedBuffer(history, "the gathered V copy")};
   }
 
   // After the flush, one call of the same read on a one-block workload of the same shape with

@@ -87,7 +87,7 @@ Bandwidths measure_host_bandwidths(int threads) {
       std::clamp<std::int64_t>(4 * last_level_cache_bytes(), std::int64_t(256) << 20,
                                std::int64_t(4) << 30) /
       4096 * 4096;
-  AlignedBuffer buf{static_cast<std::size_t>(bytes)};
+  AlignedBuffer buf{static_cast<std::size_t>(bytes), "the read-ceiling buffer"};
   parallel_fill(buf.data(), bytes, threads, 1);
   throw_if_interrupted();
   const auto* words = buf.as<std::uint64_t>();
@@ -122,7 +122,8 @@ Bandwidths measure_host_bandwidths(int threads) {
 }
 
 CacheFlusher::CacheFlusher(int threads)
-    : buffer_(std::size_t(last_level_cache_bytes() * 5 / 4)), threads_(threads) {
+    : buffer_(std::size_t(last_level_cache_bytes() * 5 / 4), "the cache-flush buffer"),
+      threads_(threads) {
   parallel_fill(buffer_.data(), std::int64_t(buffer_.size()), threads_, 0);
 }
 
