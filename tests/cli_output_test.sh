@@ -64,6 +64,9 @@ TINY=(--backend cpu --path fused --lengths 16,32,64 --fit-from 0 --budget 0.05 -
 # One tiny report, the input of every other command here.
 run "$BIN" run "${TINY[@]}" --json r.json
 [ "$rc" -eq 0 ] || { echo "FAIL could not make the fixture report: $(first_err)"; exit 1; }
+# Set clean: `check` refuses a contended report (exit 4), and this tiny run beside other tests
+# often is; what is tested here is where the output goes.
+/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["quality"].update(verdict="clean", reasons=[]); json.dump(r, open(sys.argv[1], "w"))' r.json
 cp r.json b.json
 before=$(sha r.json)
 unchanged() {  # NAME
