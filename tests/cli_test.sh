@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of the readbench command line (SPEC §5, §6) with the real binary:
+# End-to-end checks of the readbench command line with the real binary:
 # exit codes, one-line errors, reports validated against the JSON Schema by an independent
 # validator (Debian's python3-jsonschema), atomic writes.
 #
@@ -80,7 +80,7 @@ expect_valid_report() {  # NAME FILE
   if why=$("$PY" "$VALIDATE" "$2" "$SCHEMA" 2>&1); then pass "$1"; else fail "$1" "$why"; fi
 }
 
-# The `fit` object of SPEC §6, checked against the schema's own definition of it.
+# The `fit` object, checked against the schema's own definition of it.
 expect_valid_fit() {  # NAME FILE (a fit object, or an array of {backend, path, fit})
   local why
   if why=$("$PY" - "$2" "$SCHEMA" 2>&1 <<'EOF'

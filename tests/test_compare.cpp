@@ -1,4 +1,4 @@
-// `readbench compare` (SPEC §6) on synthetic reports: the common longest length, ratios to the
+// `readbench compare` on synthetic reports: the common longest length, ratios to the
 // first report, the rows of a backend/path some report lacks, the three output formats.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Numerics of the CPU gather and fused paths against the f64 reference (SPEC §2), over the
+// Numerics of the CPU gather and fused paths against the f64 reference, over the
 // dtypes, GQA ratios, head dims, block sizes and edge lengths the kernels specialise on.
 #include <doctest/doctest.h>
 
@@ -387,7 +387,7 @@ TEST_CASE("relative error of outputs of different sizes is an error") {
   CHECK_THROWS_AS(relative_error({1, 2}, {1, 2, 3}), InputError);
 }
 
-TEST_CASE("the tolerances are those of SPEC §2") {
+TEST_CASE("the tolerances are those") {
   CHECK(tolerance(DType::f32) == 1e-5);
   CHECK(tolerance(DType::f16) == 2e-3);
   CHECK(tolerance(DType::bf16) == 1e-2);

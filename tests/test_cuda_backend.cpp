@@ -1,4 +1,4 @@
-// The CUDA backend against the f64 reference (SPEC §2), and its error cases. Each test needs a
+// The CUDA backend against the f64 reference, and its error cases. Each test needs a
 // device; without one it prints "SKIPPED: no CUDA device", which CTest reports as skipped.
 #include <doctest/doctest.h>
 

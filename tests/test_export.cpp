@@ -1,4 +1,4 @@
-// `readbench export` (SPEC §6) of the synthetic report: Bencher Metric Format and
+// `readbench export` of the synthetic report: Bencher Metric Format and
 // github-action-benchmark's customSmallerIsBetter, with times in nanoseconds.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// History lengths from the command line (SPEC §5): lists, geometric ranges, and each error.
+// History lengths from the command line: lists, geometric ranges, and each error.
 #include <doctest/doctest.h>
 
 #include <cstdint>

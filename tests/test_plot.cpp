@@ -1,4 +1,4 @@
-// `readbench plot` (SPEC §6): the structure of the SVG drawn from synthetic reports (no timing).
+// `readbench plot`: the structure of the SVG drawn from synthetic reports (no timing).
 #include <doctest/doctest.h>
 
 #include <cmath>

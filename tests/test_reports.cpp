@@ -1,4 +1,4 @@
-// Reports of SPEC §6 from a synthetic run (no timing): the JSON report, the CSV, the atomic
+// Reports from a synthetic run (no timing): the JSON report, the CSV, the atomic
 // writer, and the points `readbench fit` reads.
 #include <doctest/doctest.h>
 #include <sys/resource.h>

@@ -1,4 +1,4 @@
-// The sampler of SPEC §3 against a fake backend with scripted times: batching, the stopping
+// The sampler against a fake backend with scripted times: batching, the stopping
 // rule and its caps. Assertions are on counts and flags, never on how long anything took.
 #include <doctest/doctest.h>
 

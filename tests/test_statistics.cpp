@@ -1,4 +1,4 @@
-// Summary statistics of timing samples (SPEC §3) on sets small enough to do by hand.
+// Summary statistics of timing samples on sets small enough to do by hand.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The sweep of SPEC §2-§4 over fake backends: verification before timing, backends that
+// The sweep§4 over fake backends: verification before timing, backends that
 // cannot run or fail under auto and under an explicit --backend, replicas per cache state,
 // speedups. The fakes return scripted times without doing any work, so every assertion is on
 // counts, statuses and closed-form numbers, never on how long anything took.

@@ -1,4 +1,4 @@
-// The workload model of SPEC §2: shape validation, the shuffled block allocator, the host
+// The workload model: shape validation, the shuffled block allocator, the host
 // workload, the bytes model of §3 and the f16 / bf16 conversions.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the sweep needs from a place that runs the two reads (SPEC §2, §3). CPU and CUDA
+// What the sweep needs from a place that runs the two reads. CPU and CUDA
 // implement this; the sweep never asks which one it holds.
 #include <cstdint>
 #include <memory>
@@ -13,7 +13,7 @@
 
 namespace readbench {
 
-// Streaming ceilings measured on this backend in this run (SPEC §3), in GB/s (1e9 B/s).
+// Streaming ceilings measured on this backend in this run, in GB/s (1e9 B/s).
 struct Bandwidths {
   double read_gbps = 0;           // read-only pass over a buffer many times the last-level cache
   double copy_gbps = 0;           // memcpy / cudaMemcpy D2D, bytes read plus written

@@ -1,4 +1,4 @@
-// `readbench check`: the CI gate of SPEC §6, a report's exponents against a baseline's.
+// `readbench check`: the CI gate, a report's exponents against a baseline's.
 #include <memory>
 
 #include "cli/commands.hpp"

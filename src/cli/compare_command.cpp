@@ -1,4 +1,4 @@
-// `readbench compare`: reports from several machines side by side (SPEC §5, §6).
+// `readbench compare`: reports from several machines side by side.
 #include <memory>
 #include <string>
 #include <vector>

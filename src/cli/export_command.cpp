@@ -1,4 +1,4 @@
-// `readbench export`: a report in formats dashboards ingest (SPEC §5, §6).
+// `readbench export`: a report in formats dashboards ingest.
 #include <memory>
 #include <string>
 

@@ -1,4 +1,4 @@
-// `readbench plot`: a report as an SVG log-log plot (SPEC §5, §6).
+// `readbench plot`: a report as an SVG log-log plot.
 #include <memory>
 
 #include "cli/commands.hpp"

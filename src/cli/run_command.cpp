@@ -1,4 +1,4 @@
-// `readbench run`: the sweep of SPEC §5, a table on stdout, JSON and CSV on request.
+// `readbench run`: the sweep, a table on stdout, JSON and CSV on request.
 #include <iostream>
 #include <limits>
 #include <memory>

@@ -1,4 +1,4 @@
-// `readbench verify`: the SPEC §2 correctness checks alone, for each backend and dtype asked.
+// `readbench verify`: the correctness checks alone, for each backend and dtype asked.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>

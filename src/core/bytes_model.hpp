@@ -1,5 +1,5 @@
 #pragma once
-// Bytes one call moves through memory, by the model of SPEC §3.
+// Bytes one call moves through memory, by the bytes model the README describes.
 #include <cstdint>
 
 #include "core/read_path.hpp"

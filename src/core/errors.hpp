@@ -19,7 +19,7 @@ class OutputError : public InputError {
   using InputError::InputError;
 };
 
-// Fit guards (SPEC §4). Each names the offending value.
+// Fit guards. Each names the offending value.
 class FitError : public InputError {
  public:
   using InputError::InputError;

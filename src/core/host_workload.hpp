@@ -1,5 +1,5 @@
 #pragma once
-// The paged KV cache of SPEC §2 in host memory: K/V pools, block tables from a seeded
+// The paged KV cache in host memory: K/V pools, block tables from a seeded
 // shuffled allocator, queries. Backends run from it (CPU) or upload it (CUDA).
 #include <cstdint>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The two ways to read a sequence's history (SPEC §1) and the cache state of a sample (§3).
+// The two ways to read a sequence's history and the cache state of a sample.
 #include <string_view>
 
 namespace readbench {

@@ -1,5 +1,5 @@
 #pragma once
-// The decode-attention problem of SPEC §2: B sequences, one query token each.
+// The decode-attention problem: B sequences, one query token each.
 #include <cstdint>
 #include <string>
 

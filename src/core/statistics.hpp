@@ -1,5 +1,5 @@
 #pragma once
-// Summary statistics of timing samples (SPEC §3) and the noise figure the sampler stops on.
+// Summary statistics of timing samples and the noise figure the sampler stops on.
 #include <vector>
 
 namespace readbench {

@@ -1,5 +1,5 @@
 #pragma once
-// SPEC §3 for one (backend, path, length): warm-up, batching of calls too short for the
+// The measurement of one (backend, path, length): warm-up, batching of calls too short for the
 // timer, then samples until the noise target is met or the per-point budget is spent.
 #include "backends/backend.hpp"
 #include "core/statistics.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // The main job: for each backend, measure its ceilings, verify each path, time each path at
-// each length, fit, and compute speedups (SPEC §2-§4).
+// each length, fit, and compute speedups.
 #include "measure/results.hpp"
 
 namespace readbench {

@@ -1,5 +1,5 @@
 #pragma once
-// SPEC §2: each path against the f64 reference on fresh random inputs, before any timing.
+// Each path against the f64 reference on fresh random inputs, before any timing.
 #include <vector>
 
 #include "measure/results.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// SPEC §6: a report is written to a temporary file beside its target, then renamed over it,
+// A report is written to a temporary file beside its target, then renamed over it,
 // so a failed run never leaves half a report or clobbers the previous one. "-" is stdout.
 // A target that is not a regular file is never renamed over: a FIFO, a character device or a
 // descriptor path (/dev/stdout, /dev/fd/N) is written in place; anything else is refused.

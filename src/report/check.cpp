@@ -43,7 +43,7 @@ double regime_upper_edge(Regime r) {
   return std::numeric_limits<double>::infinity();
 }
 
-// The rules of SPEC §6 for one backend/path present in both reports.
+// The rules for one backend/path present in both reports.
 void judge(CheckRow& row, const CheckOptions& o) {
   const ReportResult& b = *row.baseline;
   const ReportResult& c = *row.current;

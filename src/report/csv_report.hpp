@@ -1,5 +1,5 @@
 #pragma once
-// SPEC §6 CSV: one row per timed point, with the fit's exponent and per-token cost repeated
+// The CSV report: one row per timed point, with the fit's exponent and per-token cost repeated
 // on each row so a spreadsheet needs no join.
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// `readbench export` (SPEC §6): a report in the formats dashboards ingest. Only results with
+// `readbench export`: a report in the formats dashboards ingest. Only results with
 // timed points are exported; unavailable and failed ones are skipped. Times are in nanoseconds
 // to 9 significant digits (as in the CSV report).
 #include "report/fit_json.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The JSON report of SPEC §6, described by schemas/readbench-report.schema.json.
+// The JSON report, described by schemas/readbench-report.schema.json.
 #include <string>
 
 #include "measure/results.hpp"

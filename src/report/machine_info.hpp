@@ -1,5 +1,5 @@
 #pragma once
-// The host a report was measured on (SPEC §6 `machine`).
+// The host a report was measured on.
 #include <cstdint>
 #include <string>
 

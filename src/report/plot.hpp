@@ -1,5 +1,5 @@
 #pragma once
-// SPEC §6 `readbench plot`: a report as a log-log SVG plot, written by hand (no dependency).
+// `readbench plot`: a report as a log-log SVG plot, written by hand (no dependency).
 // Each backend/path with timed points is a series: its points (the report's statistic), its
 // fitted line t = c*L^p over the lengths the fit used, and the exponent beside the line.
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The two CPU reads of SPEC §2, multi-threaded with OpenMP and vectorised.
+// The two CPU reads, multi-threaded with OpenMP and vectorised.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

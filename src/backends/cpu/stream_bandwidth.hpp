@@ -1,5 +1,5 @@
 #pragma once
-// Host memory ceilings (SPEC §3) and the cold-cache flush.
+// Host memory ceilings and the cold-cache flush.
 #include <cstdint>
 
 #include "backends/backend.hpp"

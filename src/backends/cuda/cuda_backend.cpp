@@ -1,4 +1,4 @@
-// The CUDA backend (SPEC §2, §3): uploads the paged cache, runs the gather and fused paths, and
+// The CUDA backend: uploads the paged cache, runs the gather and fused paths, and
 // times them with CUDA events, flushing the L2 between cold samples.
 #include <cuda_runtime_api.h>
 

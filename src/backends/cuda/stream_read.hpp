@@ -1,5 +1,5 @@
 #pragma once
-// The device's streaming-read ceiling (SPEC §3): a read-only reduction over a large buffer.
+// The device's streaming-read ceiling: a read-only reduction over a large buffer.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
