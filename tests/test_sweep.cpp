@@ -517,7 +517,7 @@ TEST_CASE("a quiet run is clean, and its ceiling is the best of every measuremen
     CHECK(p.ceiling_fraction == doctest::Approx(p.gbps / 10.0).epsilon(1e-12));
 }
 
-TEST_CASE("a read ceiling that moved by more than a tenth during the sweep marks the run") {
+TEST_CASE("a read ceiling that moved by more than 30% during the sweep marks the run") {
   Fakes fakes;
   fakes.scripts["cpu"].read_gbps_runs = {20, 19, 12, 11};
   const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());

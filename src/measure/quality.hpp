@@ -8,8 +8,10 @@
 namespace readbench {
 
 // The ceilings before and after the sweep may differ by this much (best of each) before the run
-// is called contended: more than the best-of spread of quiet runs on the development machine.
-constexpr double kCeilingMoveTolerance = 0.10;
+// is called contended. On the development machine (a 2-vCPU VM whose host memory bandwidth moves
+// with its neighbours) 21 quiet default runs moved by 0-24%, while a build beside the sweep
+// lowered the ceiling by half (27 to 13.4 GB/s): 30% lies between the two.
+constexpr double kCeilingMoveTolerance = 0.30;
 // Ceiling measurements before the sweep and after it; the best of all is the ceiling.
 constexpr int kCeilingRoundsBefore = 2;
 constexpr int kCeilingRoundsAfter = 2;
