@@ -16,9 +16,13 @@
 # not. Exit 0: pass; 1: regression in every round; 2 or 4: a round's check could not judge.
 # The defaults and why: README, "Same-runner gate".
 set -euo pipefail
+shopt -s inherit_errexit  # a failed build inside $(...) stops the script
+usage_error() { echo "gate-same-runner: $*" >&2; exit 2; }
 rounds=2 tolerance=0.10 ratio=1.4 allow="" out=gate-out
 while [ $# -gt 0 ]; do
   case $1 in
+    --rounds|--tolerance|--max-cost-ratio|--allow|--out)
+      [ $# -ge 2 ] || usage_error "$1 needs a value" ;;&
     --rounds) rounds=$2; shift 2 ;;
     --tolerance) tolerance=$2; shift 2 ;;
     --max-cost-ratio) ratio=$2; shift 2 ;;
@@ -26,17 +30,18 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     --) break ;;
-    -*) echo "gate-same-runner: unknown option $1" >&2; exit 2 ;;
+    -*) usage_error "unknown option $1" ;;
     *) break ;;
   esac
 done
-[ $# -ge 2 ] || { echo "gate-same-runner: BASE and HEAD are required (see --help)" >&2; exit 2; }
+[ $# -ge 2 ] || usage_error "BASE and HEAD are required (see --help)"
 base=$1 head=$2
 shift 2
 [ "${1:-}" = "--" ] && shift
 run_args=("$@")
 [ ${#run_args[@]} -gt 0 ] || run_args=(--backend cpu)
-case $rounds in ''|*[!0-9]*|0) echo "gate-same-runner: --rounds must be a whole number > 0" >&2; exit 2 ;; esac
+case $rounds in ''|*[!0-9]*) usage_error "--rounds must be a whole number > 0" ;; esac
+((10#$rounds > 0)) || usage_error "--rounds must be a whole number > 0"
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -52,7 +57,8 @@ binary_of() {  # NAME SPEC
   local name=$1 spec=$2
   if [ -f "$spec" ] && [ -x "$spec" ]; then realpath "$spec"; return; fi
   local src=$work/src-$name
-  git -C "$root" worktree add --detach -q "$src" "$spec" >&2
+  git -C "$root" worktree add --detach -q "$src" "$spec" >&2 ||
+    usage_error "$name '$spec' is neither an executable nor a revision of this repository"
   cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREADBENCH_CUDA=OFF \
     -DBUILD_TESTING=OFF >/dev/null
   cmake --build "$src/build" --target readbench >&2
@@ -60,6 +66,9 @@ binary_of() {  # NAME SPEC
 }
 base_bin=$(binary_of base "$base")
 head_bin=$(binary_of head "$head")
+for bin in "$base_bin" "$head_bin"; do
+  [ -x "$bin" ] || { echo "gate-same-runner: no readbench binary at $bin" >&2; exit 2; }
+done
 
 # ABBA: machine drift during the run falls on both sides alike.
 failed=0 judged=0 worst=0
@@ -70,7 +79,11 @@ for i in $(seq 1 "$rounds"); do
     bin=$base_bin
     [ "$side" = head ] && bin=$head_bin
     echo "== round $i: $side" >&2
-    "$bin" run "${run_args[@]}" --json "$out/$side-$i.json" >"$out/$side-$i.txt"
+    # A run that fails (a correctness check, bad options) is no regression verdict: exit 2.
+    if ! "$bin" run "${run_args[@]}" --json "$out/$side-$i.json" >"$out/$side-$i.txt"; then
+      echo "gate-same-runner: the $side run of round $i failed (see $out/$side-$i.txt)" >&2
+      exit 2
+    fi
   done
   set +e
   "$head_bin" check "$out/head-$i.json" --baseline "$out/base-$i.json" --tolerance "$tolerance" \

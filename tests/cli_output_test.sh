@@ -204,5 +204,18 @@ grep -q 'cpu' "$WORK/out" && pass "run with an unwritable --json prints the tabl
 [ -s small.csv ] && [ ! -e big.json ] && pass "run with an unwritable --json writes the CSV" ||
   fail "run with an unwritable --json writes the CSV" "$(ls)"
 
+
+# A descriptor path naming the file stdout already writes: the report goes through stdout, and
+# the table after it does not write over it.
+run "$BIN" run "${TINY[@]}" --json /proc/self/fd/1
+cp "$WORK/out" both.txt
+if [ "$rc" -eq 0 ] && /usr/bin/python3 -c '
+import json, sys
+t = open(sys.argv[1]).read()
+json.loads(t[:t.index("readbench: ")])' both.txt; then
+  pass "--json /proc/self/fd/1 into a redirected stdout keeps the report and the table"
+else
+  fail "--json /proc/self/fd/1 into a redirected stdout keeps the report and the table" "exit $rc: $(head -c 200 both.txt)"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

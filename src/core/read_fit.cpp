@@ -83,7 +83,7 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   f.region_lengths = int(std::distance(start, by_length.end()));
 
   if (!positive) {
-    f.asymptote_reason = "the marginal cost over every point is not positive (b = " +
+    f.asymptote_reason = "the marginal cost per token is not positive (b = " +
                          format_number(f.share_basis.marginal_s) +
                          " s/token): the time does not grow with the length";
   } else if (start->second < kAsymptoteShare) {

@@ -155,7 +155,10 @@ void time_point(Backend& backend, const SweepConfig& c, const BackendResult& inf
     Workload more = tw;
     more.replicas = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4,
                              max_replicas(tw.kv_bytes_per_call()));
-    if (fits(more)) {
+    // The new workload is built while the backend still holds the old one: both must fit.
+    Workload both = more;
+    both.replicas += tw.replicas;
+    if (fits(both)) {
       tw = more;
       backend.prepare(make_host_workload(tw));
       m = measure_point(backend, r.path, c.sampling);

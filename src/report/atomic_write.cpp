@@ -96,9 +96,18 @@ int write_all(int fd, const std::string& content) {
   return 0;
 }
 
-// Without O_CREAT or O_TRUNC: the target exists and is kept, only written.
+// Without O_CREAT or O_TRUNC: the target exists and is kept, only written. The file stdout
+// already writes (`--json /dev/stdout > out.txt`) goes through stdout, at its position; any
+// other regular file behind a descriptor path is appended to, never written over from its start.
 void write_in_place(const std::string& path, const std::string& content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  struct stat target {
+  }, out{};
+  if (::stat(path.c_str(), &target) == 0 && ::fstat(STDOUT_FILENO, &out) == 0 &&
+      target.st_dev == out.st_dev && target.st_ino == out.st_ino) {
+    write_stdout(content);
+    return;
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) fail(path, std::strerror(errno));
   const int err = write_all(fd, content);
   if (err != 0) {

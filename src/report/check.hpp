@@ -72,10 +72,10 @@ constexpr int kCheckMinLengths = 3;
 // CI wholly inside worse bands; or, with the cost gate on, the ratio of marginal costs per
 // token exceeds it. Also a regression: a path ok in the baseline and `failed` in the current
 // report. Skipped: unavailable in the current report, absent from either, no fit on either side.
-// Throws InputError when nothing is judged (a gate that compares nothing must not pass), or
-// when the cost gate is on and a per-token cost is not > 0. Validates `o` first. Throws
-// CannotJudge on an incomplete report unless `o.allow` allows it (check_allow.hpp); one judged
-// anyway is noted.
+// Throws InputError when nothing is judged (a gate that compares nothing must not pass); with
+// the cost gate on, a row whose marginal cost is not > 0 gets a note and no ratio. Validates
+// `o` first. Throws CannotJudge on an incomplete or contended report unless `o.allow` allows it
+// (check_allow.hpp); one judged anyway is noted.
 CheckOutcome check_reports(const Report& baseline, const Report& current, const CheckOptions& o);
 
 // "readbench check: PASS: ..." or "readbench check: FAIL: ...", one line.

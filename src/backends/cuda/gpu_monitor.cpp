@@ -73,6 +73,7 @@ GpuMonitor::GpuMonitor(const std::string& pci_bus_id) {
   }
   if (api_->by_pci(pci_bus_id.c_str(), &device_) != kSuccess) {
     device_ = nullptr;
+    api_->shutdown();
     why_ = "NVML does not know the device at PCI " + pci_bus_id;
     return;
   }
