@@ -7,6 +7,7 @@
 # usage: cli_hardening_test.sh READBENCH_BINARY
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, cli_summary
 
 if [ $# -ne 1 ]; then
   echo "usage: $0 READBENCH_BINARY" >&2
@@ -23,10 +24,6 @@ cleanup() {
 trap cleanup EXIT
 cd "$WORK" || exit 2
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
 
 # Runs a command with stdout in $WORK/out, stderr in $WORK/err and the status in $rc, under a
 # time limit: a hang is a failure, not a stuck test.
@@ -163,5 +160,4 @@ expect_refused "a points element with a duplicate key" "duplicate key \"seconds\
 printf '[{"length": 1e400, "seconds": 1e-6}]' >len_points.json
 expect_refused "a points length of 1e400" "[0].length|number overflow" "$BIN" fit len_points.json
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_summary

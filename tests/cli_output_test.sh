@@ -10,6 +10,7 @@
 # usage: cli_output_test.sh READBENCH_BINARY
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, cli_summary
 
 if [ $# -ne 1 ]; then
   echo "usage: $0 READBENCH_BINARY" >&2
@@ -21,11 +22,6 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/readbench-cli-output.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 2
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
-skip() { echo "skip $1: $2"; }
 
 # Runs a command with stdout in $WORK/out, stderr in $WORK/err and the status in $rc.
 run() {
@@ -217,5 +213,4 @@ json.loads(t[:t.index("readbench: ")])' both.txt; then
 else
   fail "--json /proc/self/fd/1 into a redirected stdout keeps the report and the table" "exit $rc: $(head -c 200 both.txt)"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_summary

@@ -8,6 +8,7 @@
 # usage: cli_signal_test.sh READBENCH_BINARY SCHEMA
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, cli_summary
 
 if [ $# -ne 2 ]; then
   echo "usage: $0 READBENCH_BINARY SCHEMA" >&2
@@ -24,10 +25,6 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/readbench-signal.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 2
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
 check_that() {  # NAME WHY-IF-FALSE CONDITION...
   local name=$1 why=$2
   shift 2
@@ -162,5 +159,4 @@ for delay in 0.2 0.5 0.9 1.3 1.7; do
 done
 echo "time from SIGINT to exit (s): ${times[*]}"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_summary

@@ -6,6 +6,7 @@
 # usage: cli_test.sh READBENCH_BINARY SCHEMA
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, cli_summary
 
 if [ $# -ne 2 ]; then
   echo "usage: $0 READBENCH_BINARY SCHEMA" >&2
@@ -21,11 +22,6 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/readbench-cli.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 2
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
-skip() { echo "skip $1: $2"; }
 
 # Runs a command with stdout in $WORK/out, stderr in $WORK/err and the status in $rc.
 # Stdin is empty unless IN names a file.
@@ -659,5 +655,4 @@ left=$(ls missing.svg not_report.svg untimed.svg 2>/dev/null; ls -A | grep '^\.'
 [ "$(sha keep.svg)" = "$before" ] && pass "a failed plot does not clobber an earlier one" ||
   fail "a failed plot does not clobber an earlier one" "keep.svg changed"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_summary
