@@ -98,6 +98,18 @@ check_that "a second SIGINT right after the first: exit 130" "exit $rc" test "$r
 check_that "a second SIGINT: exit within 5 s" "took $elapsed s" under "$elapsed" 5
 check_that "a second SIGINT: no temporary file is left" "$(ls -A)" no_temporaries
 
+# A FIFO with no reader blocks the report's write; a second signal must not wait for it
+# (signal_run.py kills a command still running 60 s after the first signal).
+rm -f r.json r.csv
+mkfifo pipe
+signal_run 1.5 INT INT 1 -- "$BIN" run --backend cpu --lengths 16:4194304:x4 \
+  --budget 0.5 --json pipe
+check_that "a second SIGINT while a FIFO waits for its reader: exit 130" "exit $rc" test "$rc" = 130
+check_that "a second SIGINT while a FIFO waits for its reader: exit within 5 s" "took $elapsed s" \
+  under "$elapsed" 5
+check_that "the FIFO is still a FIFO" "$(ls -l pipe)" test -p pipe
+rm -f pipe
+
 # --- check refuses an incomplete report unless allowed ---------------------------------------------
 
 "$BIN" run --backend cpu -L 16,64,256,1024 --fit-from 0 --budget 0.05 --min-samples 3 \

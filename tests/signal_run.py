@@ -41,6 +41,10 @@ if p.poll() is None:
         time.sleep(gap)
         if p.poll() is None:
             p.send_signal(second)
-rc = p.wait()
+try:  # a command that never exits fails its test (killed: rc=137) instead of hanging the suite
+    rc = p.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    p.kill()
+    rc = p.wait()
 elapsed = time.monotonic() - t0
 print(f"rc={128 - rc if rc < 0 else rc} elapsed={elapsed:.3f} sigign={sigign}")

@@ -2,13 +2,19 @@
 // the report of a run a signal stopped, written and read back.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <csignal>
+#include <limits>
 #include <string>
 
+#include "backends/cpu/paged_attention.hpp"
 #include "cli/signal_handlers.hpp"
+#include "core/aligned_buffer.hpp"
 #include "core/host_workload.hpp"
 #include "core/interrupt.hpp"
+#include "core/reference.hpp"
 #include "measure/sampler.hpp"
+#include "measure/verify.hpp"
 #include "report/compare.hpp"
 #include "report/plot.hpp"
 #include "report/report_input.hpp"
@@ -54,6 +60,42 @@ class SignalledBackend final : public Backend {
  private:
   int signal_at_, calls_ = 0;
 };
+
+// A check whose call is cut short by a signal: the flag rises during it and the output is
+// garbage, as a CPU read that stopped taking work leaves it.
+class SignalledCheckBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "fake"; }
+  double timer_resolution_s() const override { return 1e-9; }
+  std::int64_t cache_bytes() const override { return 1 << 20; }
+  Bandwidths measure_bandwidths() override { return {10, 5, 1 << 20}; }
+  void prepare(HostWorkload&& h) override { elements_ = std::size_t(h.workload.io_elements()); }
+  std::vector<double> run_for_check(Path) override {
+    request_interrupt(SIGINT);
+    return std::vector<double>(elements_, std::numeric_limits<double>::quiet_NaN());
+  }
+  double time_calls(Path, int calls, CacheState) override { return calls * 1e-3; }
+
+ private:
+  std::size_t elements_ = 0;
+};
+
+// Runs one CPU read of `h` into a NaN-filled output and counts the finite results.
+int finite_outputs(const HostWorkload& h, Path p, int threads) {
+  const Workload& w = h.workload;
+  AlignedBuffer out(std::size_t(w.io_elements()) * element_size(w.dtype)),
+      k(std::size_t(w.kv_bytes_per_call() / 2)), v(std::size_t(w.kv_bytes_per_call() / 2));
+  for (std::int64_t i = 0; i < w.io_elements(); ++i)
+    store_as(w.dtype, out.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());
+  if (p == Path::gather)
+    cpu::gather_read(h, 0, out.data(), {k.data(), v.data()}, threads);
+  else
+    cpu::fused_read(h, 0, out.data(), threads);
+  int finite = 0;
+  for (std::int64_t i = 0; i < w.io_elements(); ++i)
+    finite += std::isfinite(load_as(w.dtype, out.data(), std::size_t(i))) ? 1 : 0;
+  return finite;
+}
 
 SamplingPolicy three_samples() {
   SamplingPolicy p;
@@ -106,6 +148,39 @@ TEST_CASE("a workload is not built once a signal asks the run to stop") {
   request_interrupt(SIGINT);
   CHECK(error_message<Interrupted>([] { make_host_workload(small_workload()); }) ==
         "stopped by SIGINT");
+}
+
+TEST_CASE("a recorded signal stops both CPU reads before they read any history") {
+  // Without the flag every output is finite; with it no task reads a chunk, so the softmax
+  // sums stay empty and every output is 0/0. One and two threads; one slice and several.
+  const CleanInterrupt clean;
+  Shape s;
+  s.batch = 2;
+  s.q_heads = 8;
+  s.kv_heads = 2;
+  s.head_dim = 64;
+  s.block_size = 16;
+  for (std::int64_t length : {40, 3000})
+    for (int threads : {1, 2}) {
+      CAPTURE(length);
+      CAPTURE(threads);
+      clear_interrupt();
+      const HostWorkload h = make_host_workload(Workload{s, DType::bf16, length, 1, 3});
+      const int all = int(h.workload.io_elements());
+      for (Path p : {Path::gather, Path::fused}) {
+        CAPTURE(to_string(p));
+        clear_interrupt();
+        CHECK(finite_outputs(h, p, threads) == all);
+        request_interrupt(SIGINT);
+        CHECK(finite_outputs(h, p, threads) == 0);
+      }
+    }
+}
+
+TEST_CASE("a signal during a check's call stops the check instead of failing it") {
+  const CleanInterrupt clean;
+  SignalledCheckBackend backend;
+  CHECK_THROWS_AS(check_paths(backend, small_workload(), {Path::fused}), Interrupted);
 }
 
 TEST_CASE("the first stop signal only sets the flag while the handlers are installed") {

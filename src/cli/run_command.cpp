@@ -2,6 +2,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,10 @@ int run(RunOptions& o) {
   auto write_file = [&](const std::string& path, const std::string& content) {
     if (path.empty() || path == "-") return;
     try {
-      const DeferStop defer;  // a second signal leaves no temporary file behind
+      // A second signal waits until a temporary file is renamed or removed. A FIFO or a device
+      // is written in place, leaves nothing behind and may block on its reader: no waiting.
+      std::optional<DeferStop> defer;
+      if (!writes_in_place(path)) defer.emplace();
       write_atomically(path, content);
     } catch (const OutputError& e) {
       failures.push_back(e.what());

@@ -22,7 +22,9 @@ extern "C" void on_stop_signal(int signal) {
   if (request_interrupt(signal)) return;
   if (g_deferring.load() > 0) {
     g_deferred.store(signal);
-    return;
+    // The last scope may have ended between the load and the store, its destructor finding
+    // nothing: whichever of it and this handler takes the signal out of g_deferred exits.
+    if (g_deferring.load() > 0 || g_deferred.exchange(0) == 0) return;
   }
   ::_exit(exit_status_for_signal(signal));
 }

@@ -170,6 +170,10 @@ void check_writable(const std::string& path) {
   if (path != "-") examine(path);
 }
 
+bool writes_in_place(const std::string& path) {
+  return path == "-" || examine(path).in_place;
+}
+
 void write_atomically(const std::string& path, const std::string& content) {
   if (path == "-") return write_stdout(content);
   const Target target = examine(path);

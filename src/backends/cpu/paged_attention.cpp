@@ -12,6 +12,8 @@
 #include <immintrin.h>
 #endif
 
+#include "core/interrupt.hpp"
+
 // This file is compiled once per instruction set (src/CMakeLists.txt); READBENCH_CPU_ISA
 // names the namespace of each copy and paged_attention_dispatch.cpp picks one at run time.
 #ifndef READBENCH_CPU_ISA
@@ -370,6 +372,24 @@ void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrd
       for (int g = 0; g < G; ++g) st.acc[g * D + d] += s[g][r] * scalar_f32(v[r * stride + d]);
 }
 
+// A signal ends a call early: one task's history at L = 1M is seconds of work, and nothing may
+// leave a parallel region by throwing. The chunk loops and the gather copy stop taking work
+// once a signal is recorded; the call's output is then garbage, which the sampler and the
+// checker drop (they test the flag after every call). The flag is read at a task's first chunk
+// and once per 64 chunks after it.
+class CancelCheck {
+ public:
+  bool operator()() {
+    if (--until_next_ > 0) return false;
+    until_next_ = kEvery;
+    return interrupt_signal() != 0;
+  }
+
+ private:
+  static constexpr int kEvery = 64;
+  int until_next_ = 1;
+};
+
 // Where a sequence's rows live. Both sources hand out chunks of consecutive tokens whose rows
 // hold all KV heads ([n, Hkv, D], row stride Hkv*D); a task over all heads reads each block as
 // one contiguous run, a task over a group of KV heads the group's span of each row.
@@ -390,7 +410,8 @@ struct PagedRows {
   template <class F>
   void for_each_chunk(std::int64_t t0, std::int64_t t1, F&& f) const {
     const std::int64_t end_blk = (t1 + S - 1) / S;
-    for (std::int64_t t = t0; t < t1;) {
+    CancelCheck cancel;
+    for (std::int64_t t = t0; t < t1 && !cancel();) {
       const std::int64_t blk = t / S, in_blk = t % S;
       const int n = int(std::min<std::int64_t>({S - in_blk, t1 - t, kChunk}));
       const std::int64_t row = std::int64_t(table[blk]) * block_elems + in_blk * (block_elems / S);
@@ -417,7 +438,8 @@ struct ContiguousRows {
   template <class F>
   void for_each_chunk(std::int64_t t0, std::int64_t t1, F&& f) const {
     // Sequential: the hardware prefetcher follows it, nothing to prefetch by hand.
-    for (std::int64_t t = t0; t < t1; t += kChunk)
+    CancelCheck cancel;
+    for (std::int64_t t = t0; t < t1 && !cancel(); t += kChunk)
       f(k + t * row_elems, v + t * row_elems, int(std::min<std::int64_t>(kChunk, t1 - t)), nullptr,
         nullptr);
   }
@@ -571,6 +593,7 @@ void gather_typed(const HostWorkload& h, int replica, std::byte* out, GatherWork
   // Materialise: each block's valid rows are one contiguous run in the pool and in the copy.
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (std::int64_t job = 0; job < sh.batch * blocks; ++job) {
+    if (interrupt_signal() != 0) continue;  // a load per block copied: nothing next to it
     const std::int64_t b = job / blocks, blk = job % blocks;
     const std::size_t bytes = std::size_t(std::min(S, L - blk * S) * row_elems) * sizeof(T);
     const std::int64_t src = std::int64_t(table[b * blocks + blk]) * S * row_elems;
