@@ -19,6 +19,7 @@
 #include "core/fit.hpp"
 #include "measure/results.hpp"
 #include "report/atomic_write.hpp"
+#include "report/csv.hpp"
 #include "report/csv_report.hpp"
 #include "report/json_report.hpp"
 #include "report/points_input.hpp"
@@ -245,6 +246,56 @@ TEST_CASE("CSV rows of a path without a fit leave the fit columns empty") {
   const auto row = cells_of(lines.back());  // a fused row
   REQUIRE(row.size() == header.size());
   CHECK(row[exponent].empty());
+}
+
+TEST_CASE("a CSV cell round-trips whatever it holds") {
+  const std::vector<std::string> cells = {
+      "cpu", "", "a,b", "say \"hi\"", " edge ", "\"", ",", "line\rfeed", "1e-09", "\"\""};
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0) line += ',';
+    line += csv_cell(cells[i]);
+  }
+  CHECK(split_csv_line(line, "here") == cells);
+  CHECK(csv_cell("plain") == "plain");
+  CHECK(csv_cell("a,b") == "\"a,b\"");
+  CHECK(csv_cell("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(csv_number(std::nullopt).empty());
+  CHECK(csv_number(1e-9) == "1e-09");
+}
+
+TEST_CASE("a CSV line with a quote left open or text after a closing quote is an error") {
+  CHECK(error_message([] { split_csv_line("1,\"open", "CSV line 3"); }) ==
+        "CSV line 3: a quoted cell is never closed");
+  CHECK(error_message([] { split_csv_line("\"a\"b,2", "CSV line 4"); }) ==
+        "CSV line 4: text after a quoted cell's closing quote: 'b'");
+  CHECK(split_csv_line("  \"a\"  ,b", "x") == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("the run CSV reads back as one series per path with the configured statistic") {
+  for (Statistic stat : {Statistic::min, Statistic::median}) {
+    CAPTURE(to_string(stat));
+    RunResult run = synthetic_run();
+    run.config.statistic = stat;
+    for (PathResult& r : run.results)
+      for (PointResult& p : r.points)
+        p.seconds = stat == Statistic::min ? p.measurement.per_call.min
+                                           : p.measurement.per_call.median;
+    const auto series = parse_points(build_csv(run));
+    std::vector<const PathResult*> timed;
+    for (const PathResult& r : run.results)
+      if (!r.points.empty()) timed.push_back(&r);
+    REQUIRE(series.size() == timed.size());
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      CHECK(series[i].label == timed[i]->backend + "/" + std::string(to_string(timed[i]->path)));
+      REQUIRE(series[i].points.size() == timed[i]->points.size());
+      for (std::size_t j = 0; j < series[i].points.size(); ++j) {
+        CHECK(series[i].points[j].length == double(timed[i]->points[j].length));
+        CHECK(series[i].points[j].seconds ==
+              doctest::Approx(timed[i]->points[j].seconds).epsilon(1e-8));
+      }
+    }
+  }
 }
 
 // --- write_atomically / check_writable ------------------------------------------------------

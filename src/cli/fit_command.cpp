@@ -61,8 +61,9 @@ void setup_fit_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<FitOptions>();
   CLI::App* sub = app.add_subcommand(
       "fit",
-      "Fit t = c*L^p and t = t0 + b*L to points: CSV (length,seconds header), a JSON array of "
-      "{length, seconds}, or a readbench report");
+      "Fit t = c*L^p and t = t0 + b*L to points: CSV (length,seconds header; a `run --csv` "
+      "file gives one fit per backend/path), a JSON array of {length, seconds}, or a readbench "
+      "report");
   sub->add_option("file", o->input, "Input file, or - for stdin")->capture_default_str();
   sub->add_option("--fit-from", o->fit_from,
                   "Fit lengths >= this: auto (from the first length whose time is at least 80% "

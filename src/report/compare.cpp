@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "report/csv.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
 
@@ -159,17 +160,6 @@ std::string fixed_cell(const CompareEntry& e) {
   if (e.status != "ok") return no_numbers(e);
   if (!e.fit) return "no fit";
   return format_seconds(e.fit->affine.fixed_s, true);
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
-std::string csv_number(const std::optional<double>& v) {
-  return v ? strprintf("%.9g", *v) : std::string();
 }
 
 // Lengths are whole tokens: 64, not 64.0.

@@ -1,10 +1,12 @@
 #include "report/points_input.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "report/csv.hpp"
 #include "report/json_input.hpp"
 #include "report/report_input.hpp"
 
@@ -17,19 +19,7 @@ using nlohmann::json;
 std::string trim(const std::string& s) {
   const auto a = s.find_first_not_of(" \t\r\n");
   if (a == std::string::npos) return "";
-  const auto b = s.find_last_not_of(" \t\r\n");
-  std::string t = s.substr(a, b - a + 1);
-  if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
-  return t;
-}
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream ss(line);
-  std::string cell;
-  while (std::getline(ss, cell, ',')) cells.push_back(trim(cell));
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
+  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
 }
 
 // strtod accepts "nan" and "inf": those reach the fit's guards, which name them.
@@ -41,6 +31,13 @@ double parse_number(const std::string& cell, const std::string& where, const cha
   return v;
 }
 
+int column(const std::vector<std::string>& header, const char* name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  return it == header.end() ? -1 : int(it - header.begin());
+}
+
+// `length,seconds` points; with `backend` and `path` columns too (the CSV `readbench run`
+// writes), one series per backend/path in the order they first appear.
 std::vector<PointSeries> parse_csv(const std::string& text) {
   std::istringstream in(text);
   std::string line;
@@ -48,29 +45,38 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
   std::vector<std::string> header;
   while (header.empty() && std::getline(in, line)) {
     ++line_no;
-    if (!trim(line).empty()) header = split_csv_line(line);
+    if (!trim(line).empty()) header = split_csv_line(line, "CSV line " + std::to_string(line_no));
   }
-  int li = -1, si = -1;
-  for (int i = 0; i < int(header.size()); ++i) {
-    if (header[i] == "length") li = i;
-    if (header[i] == "seconds") si = i;
-  }
+  const int li = column(header, "length"), si = column(header, "seconds");
   if (li < 0 || si < 0)
     throw InputError("CSV line " + std::to_string(line_no) +
                      ": the header must name the columns 'length' and 'seconds'");
-  PointSeries s;
+  const int bi = column(header, "backend"), pi = column(header, "path");
+  const bool grouped = bi >= 0 && pi >= 0;
+  const int needed = std::max({li, si, grouped ? std::max(bi, pi) : 0});
+  std::vector<PointSeries> series;
   while (std::getline(in, line)) {
     ++line_no;
     if (trim(line).empty()) continue;
-    const auto cells = split_csv_line(line);
     const std::string where = "CSV line " + std::to_string(line_no);
-    if (int(cells.size()) <= std::max(li, si))
+    const auto cells = split_csv_line(line, where);
+    if (int(cells.size()) <= needed)
       throw InputError(where + ": expected " + std::to_string(header.size()) + " columns, got " +
                        std::to_string(cells.size()));
-    s.points.push_back(
-        {parse_number(cells[li], where, "length"), parse_number(cells[si], where, "seconds")});
+    const std::string label = grouped ? cells[std::size_t(bi)] + "/" + cells[std::size_t(pi)] : "";
+    if (grouped && (cells[std::size_t(bi)].empty() || cells[std::size_t(pi)].empty()))
+      throw InputError(where + ": an empty backend or path");
+    auto it = std::find_if(series.begin(), series.end(),
+                           [&](const PointSeries& x) { return x.label == label; });
+    if (it == series.end()) {
+      series.push_back({label, {}, std::nullopt, std::nullopt});
+      it = series.end() - 1;
+    }
+    it->points.push_back({parse_number(cells[std::size_t(li)], where, "length"),
+                          parse_number(cells[std::size_t(si)], where, "seconds")});
   }
-  return {s};
+  if (series.empty()) series.emplace_back();  // no rows: the fit's guards say so
+  return series;
 }
 
 double json_number(const json& obj, const char* key, const std::string& where) {

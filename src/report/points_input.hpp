@@ -1,6 +1,8 @@
 #pragma once
 // Timings handed to `readbench fit`: CSV with a `length,seconds` header (other columns
-// ignored), a JSON array of {length, seconds}, or a readbench report (each result re-fitted).
+// ignored; with `backend` and `path` columns, as `readbench run --csv` writes, one series per
+// backend/path), a JSON array of {length, seconds}, or a readbench report (each result
+// re-fitted).
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,7 +12,7 @@
 namespace readbench {
 
 struct PointSeries {
-  std::string label;  // "backend/path" for a report's results, empty for plain points
+  std::string label;  // "backend/path" for a report's or a run CSV's results, else empty
   std::vector<TimedPoint> points;
   std::optional<double> kv_bytes_per_token;  // a report's, for the effective bandwidth
   std::optional<double> read_ceiling_gbps;
