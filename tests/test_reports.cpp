@@ -21,6 +21,7 @@
 #include "report/atomic_write.hpp"
 #include "report/csv.hpp"
 #include "report/csv_report.hpp"
+#include "report/format.hpp"
 #include "report/json_report.hpp"
 #include "report/points_input.hpp"
 #include "report/report_input.hpp"
@@ -246,6 +247,14 @@ TEST_CASE("CSV rows of a path without a fit leave the fit columns empty") {
   const auto row = cells_of(lines.back());  // a fused row
   REQUIRE(row.size() == header.size());
   CHECK(row[exponent].empty());
+}
+
+TEST_CASE("strprintf cuts nothing short") {
+  const std::string reason(2000, 'x');
+  CHECK(strprintf("why: %s.", reason.c_str()) == "why: " + reason + ".");
+  CHECK(strprintf("%.0f", 1e300).size() == 301);
+  CHECK(strprintf("%s", "").empty());
+  CHECK(strprintf("%d ns", 42) == "42 ns");
 }
 
 TEST_CASE("a CSV cell round-trips whatever it holds") {
@@ -656,6 +665,21 @@ TEST_CASE("a report with lengths out of order or a min above its median is refus
   CHECK(error_message([&] {
           parse_report(k.dump(), "r.json");
         }).find("r.json: results[1].points[0].min_s 1.0 is above median_s") == 0);
+}
+
+TEST_CASE("a report with a bandwidth or ceiling fraction that is not positive is refused") {
+  Json j = synthetic_report();
+  j["results"][1]["points"][0]["gbps"] = -1.0;
+  CHECK(error_message([&] { parse_report(j.dump(), "r.json"); }) ==
+        "r.json: results[1].points[0].gbps must be positive, got -1.0");
+  Json k = synthetic_report();
+  k["results"][1]["points"][2]["ceiling_fraction"] = 0;
+  CHECK(error_message([&] { parse_report(k.dump(), "r.json"); }) ==
+        "r.json: results[1].points[2].ceiling_fraction must be positive, got 0.0");
+  Json m = synthetic_report();
+  m["machine"]["bandwidths"][0]["read_gbps"] = -5.0;
+  CHECK(error_message([&] { parse_report(m.dump(), "r.json"); }) ==
+        "r.json: machine.bandwidths[0].read_gbps must be positive, got -5.0");
 }
 
 TEST_CASE("the report records the auto grid, why each path's grid stopped and each share") {

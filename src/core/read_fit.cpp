@@ -2,18 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
+
+#include "core/strprintf.hpp"
 
 namespace readbench {
 
 namespace {
-
-std::string printf_string(const char* format, double a, double b = 0, double c = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, a, b, c);
-  return buf;
-}
 
 // The smallest share at each distinct length.
 std::map<double, double> shares_by_length(const std::vector<TimedPoint>& points,
@@ -87,19 +82,19 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
                          format_number(f.share_basis.marginal_s) +
                          " s/token): the time does not grow with the length";
   } else if (start->second < kAsymptoteShare) {
-    f.asymptote_reason = printf_string(
+    f.asymptote_reason = strprintf(
         "at L=%.0f, the shortest fitted length, %.0f%% of the time is length-dependent, under "
         "%.0f%%: the fixed cost per call still weighs",
         start->first, 100 * start->second, 100 * kAsymptoteShare);
   } else if (f.region_lengths < kAsymptoteLengths) {
-    f.asymptote_reason = printf_string(
-        "%.0f fitted lengths with at least %.0f%% of the time length-dependent; %.0f "
+    f.asymptote_reason = strprintf(
+        "%d fitted lengths with at least %.0f%% of the time length-dependent; %d "
         "are needed for an exponent to gate on",
         f.region_lengths, 100 * kAsymptoteShare, kAsymptoteLengths);
   } else {
     f.asymptote_reached = true;
-    f.asymptote_reason = printf_string(
-        "from L=%.0f on at least %.0f%% of the time is length-dependent, over %.0f lengths",
+    f.asymptote_reason = strprintf(
+        "from L=%.0f on at least %.0f%% of the time is length-dependent, over %d lengths",
         start->first, 100 * std::min(start->second, 1.0), f.region_lengths);
   }
 

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
+#include "core/strprintf.hpp"
 #include "measure/verify.hpp"
 
 namespace readbench {
@@ -24,9 +25,7 @@ int max_replicas(std::int64_t bytes_per_call) {
 namespace {
 
 std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
+  return strprintf("%.3g", v);
 }
 
 using Clock = std::chrono::steady_clock;

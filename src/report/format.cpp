@@ -6,15 +6,6 @@
 
 namespace readbench {
 
-std::string strprintf(const char* format, ...) {
-  char buf[512];  // room for %.0f of any double
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  return buf;
-}
-
 std::string one_line(std::string_view s) {
   std::string out(s);
   for (char& c : out)

@@ -4,10 +4,9 @@
 #include <string>
 #include <string_view>
 
-namespace readbench {
+#include "core/strprintf.hpp"
 
-// printf into a string; the compiler checks the format against the arguments.
-__attribute__((format(printf, 1, 2))) std::string strprintf(const char* format, ...);
+namespace readbench {
 
 // Line breaks as spaces: a reason or note from a report, kept to one line.
 std::string one_line(std::string_view s);

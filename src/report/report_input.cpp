@@ -191,10 +191,14 @@ Report report_from_json(const json& j, const std::string& source) {
 
   // Each backend's read ceiling, for the effective bandwidth of its fits.
   std::map<std::string, double> ceilings;
-  for (const json& b : r.array(machine, "machine", "bandwidths"))
+  const json& bandwidths = r.array(machine, "machine", "bandwidths");
+  for (std::size_t i = 0; i < bandwidths.size(); ++i) {
+    const json& b = bandwidths[i];
     if (b.is_object() && b.contains("backend") && b["backend"].is_string() &&
         b.contains("read_gbps") && b["read_gbps"].is_number())
-      ceilings[b["backend"].get<std::string>()] = b["read_gbps"].get<double>();
+      ceilings[b["backend"].get<std::string>()] = r.positive(
+          b, "machine.bandwidths[" + std::to_string(i) + "]", "read_gbps");
+  }
 
   const json& results = r.array(j, "report", "results");
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -217,7 +221,8 @@ Report report_from_json(const json& j, const std::string& source) {
       p.length = r.positive(points[k], at, "length");
       p.min_s = r.positive(points[k], at, "min_s");
       p.median_s = r.positive(points[k], at, "median_s");
-      p.gbps = r.number(points[k], at, "gbps");
+      p.gbps = r.positive(points[k], at, "gbps");  // bytes over a positive time
+      if (points[k].contains("ceiling_fraction")) r.positive(points[k], at, "ceiling_fraction");
       p.kv_bytes = points[k].contains("kv_bytes") ? r.positive(points[k], at, "kv_bytes") : 0;
       p.seconds = rep.statistic == "min" ? p.min_s : p.median_s;
       if (!out.points.empty() && !(p.length > out.points.back().length))
