@@ -13,24 +13,37 @@
 #include "backends/backend.hpp"
 #include "core/errors.hpp"
 #include "core/reference.hpp"
-#if defined(READBENCH_HAVE_CUDA)  // built with the CUDA backend: its plan and variants
+#if defined(READBENCH_HAVE_CUDA)  // built with the CUDA backend: its plan
 #include "backends/cuda/decode_launch.hpp"
+#endif
+#if defined(READBENCH_BENCH_VARIANTS)  // and its variants (bench/h200 builds)
+#include "backends/cuda/cuda_backend.hpp"
 #endif
 
 namespace rb = readbench;
 
 namespace {
 
-// READBENCH_TEST_CUDA_TUNING (e.g. "warps=8,l1=1") runs the suite under a kernel variant of
-// bench/h200, so a candidate default is checked everywhere before it becomes one.
-std::unique_ptr<rb::Backend> cuda_or_skip() {
 #if defined(READBENCH_HAVE_CUDA)
-  rb::cuda::tuning() = rb::cuda::Tuning{};
-  if (const char* spec = std::getenv("READBENCH_TEST_CUDA_TUNING"))
-    rb::cuda::apply_tuning(rb::cuda::tuning(), spec);
+// The plan's tuning: the defaults. In a variant build, READBENCH_TEST_CUDA_TUNING (e.g.
+// "warps=8,l1=1") runs the suite under a kernel variant of bench/h200, so a candidate default
+// is checked everywhere before it becomes one.
+rb::cuda::Tuning test_tuning() {
+  rb::cuda::Tuning t;
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (const char* spec = std::getenv("READBENCH_TEST_CUDA_TUNING")) rb::cuda::apply_tuning(t, spec);
 #endif
+  return t;
+}
+#endif
+
+std::unique_ptr<rb::Backend> cuda_or_skip() {
   try {
+#if defined(READBENCH_BENCH_VARIANTS)
+    return rb::cuda::make_tunable_cuda_backend(0, test_tuning());
+#else
     return rb::make_cuda_backend(0);
+#endif
   } catch (const rb::BackendUnavailable&) {
     std::cout << "SKIPPED: no CUDA device" << std::endl;
     return nullptr;
@@ -89,7 +102,7 @@ rb::cuda::DecodeProblem problem_of(const Case& c) {
 
 int splits_of(rb::Backend& backend, const Case& c) {
   return rb::cuda::plan_decode(problem_of(c), rb::cuda::KvLayout::paged,
-                               backend.gpu_info()->sm_count)
+                               backend.gpu_info()->sm_count, test_tuning())
       .splits;
 }
 #endif

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds the CUDA backend's GPU tests and the variant driver without the rest of the tree, into
-# .scratch/bin with libgomp beside them, ready to carry to the device machine.
+# Builds the CUDA backend with its bench-only kernel variants (READBENCH_BENCH_VARIANTS): the GPU
+# tests and the variant driver, into .scratch/bin with libgomp beside them, ready to carry to
+# the device machine.
 # Usage: bench/h200/build.sh [CUDA_ARCHITECTURES, default 90]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 arch=${1:-90}
+build=$root/.scratch/build-variants-$arch
 mkdir -p "$root/.scratch/bin"
-cmake -S "$root/bench/h200" -B "$root/.scratch/build-$arch" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES="$arch" > /dev/null
-ninja -C "$root/.scratch/build-$arch"
-cp "$root/.scratch/build-$arch/readbench_gpu_tests" "$root/.scratch/build-$arch/cuda_variants" \
-  "$root/.scratch/bin/"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREADBENCH_CUDA=ON \
+  -DREADBENCH_BENCH_VARIANTS=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" > /dev/null
+ninja -C "$build" readbench_gpu_tests cuda_variants
+cp "$build/tests/readbench_gpu_tests" "$build/bench/h200/cuda_variants" "$root/.scratch/bin/"
 cp -L "$(g++ -print-file-name=libgomp.so.1)" "$root/.scratch/bin/"

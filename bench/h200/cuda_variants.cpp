@@ -1,7 +1,7 @@
 // Development driver for the CUDA backend on the H200 (bench/h200/NOTES.md): verifies, then
 // times kernel variants through the real Backend (prepare / run_for_check / time_calls, cold
 // L2), and runs small cases for compute-sanitizer. Not part of readbench; built by
-// bench/h200/build.sh. Final numbers come from `readbench run`.
+// bench/h200/build.sh with READBENCH_BENCH_VARIANTS. Final numbers come from `readbench run`.
 //
 //   cuda_variants sanitize [SPEC]   small cases of both kernels, both paths (exit 1 on a failure)
 //   cuda_variants bench [CSV]       the target shapes and the variants; CSV rows to CSV
@@ -58,9 +58,15 @@ Stat sample(rb::Backend& be, rb::Path p, int calls, rb::CacheState cache, int n)
   return {t.front(), t[t.size() / 2], n};
 }
 
+// The defaults with `spec` ("key=value,...") applied.
+rb::cuda::Tuning tuning_of(const char* spec) {
+  rb::cuda::Tuning t;
+  if (spec != nullptr) rb::cuda::apply_tuning(t, spec);
+  return t;
+}
+
 int sanitize(const char* spec) {
-  if (spec != nullptr) rb::cuda::apply_tuning(rb::cuda::tuning(), spec);
-  auto be = rb::make_cuda_backend(0);
+  auto be = rb::cuda::make_tunable_cuda_backend(0, tuning_of(spec));
   const std::vector<rb::Workload> cases = {
       make(rb::DType::bf16, 3, 32, 8, 128, 16, 1000, 2),  // mma, split history (B*Hkv small)
       make(rb::DType::bf16, 64, 32, 8, 128, 16, 100, 1),  // mma, unsplit
@@ -92,7 +98,7 @@ struct Variant {
 };
 
 int bench(const char* csv_path) {
-  auto be = rb::make_cuda_backend(0);
+  auto be = rb::cuda::make_tunable_cuda_backend(0, rb::cuda::Tuning{});
   const auto info = *be->gpu_info();
   std::printf(
       "device %s sm=%d l2=%lld mem=%lld sm_clock=%d MHz mem_clock=%d MHz bus=%d driver=%s "
@@ -148,7 +154,7 @@ int bench(const char* csv_path) {
 
   for (const auto& target : targets) {
     const rb::Workload& w = target.w;
-    rb::cuda::tuning() = rb::cuda::Tuning{};
+    rb::cuda::Tuning tuning;  // the backend's (the defaults here), for the plan's split count
     rb::HostWorkload h = rb::make_host_workload(w);
     const auto ref = rb::reference_attention(h, 0);
     be->prepare(std::move(h));
@@ -162,7 +168,7 @@ int bench(const char* csv_path) {
           rb::cuda::plan_decode(
               prob,
               p == rb::Path::fused ? rb::cuda::KvLayout::paged : rb::cuda::KvLayout::contiguous,
-              info.sm_count)
+              info.sm_count, tuning)
               .splits;
       const double tb_min = kv_bytes / st.min / 1e12, tb_med = kv_bytes / st.median / 1e12;
       std::printf("%-40s %-16s %-6s %5d %9.2f %9.2f %7.3f %7.3f %6d %9.2g\n", name_of(w).c_str(),
@@ -190,17 +196,18 @@ int bench(const char* csv_path) {
     }
     if (w.replicas > 1) {
       for (const bool graph : {false, true}) {  // graph replay is the default
-        rb::cuda::tuning().graph_replay = graph;
+        tuning.graph_replay = graph;
+        be->retune(tuning);
         for (const rb::Path p : {rb::Path::fused, rb::Path::gather})
           row(graph ? "batch_graph" : "batch_stream", p, w.replicas, rb::CacheState::cold,
               sample(*be, p, w.replicas, rb::CacheState::cold, target.samples), 0);
       }
-      rb::cuda::tuning().graph_replay = true;
+      tuning = rb::cuda::Tuning{};
+      be->retune(tuning);
     }
     for (const auto& v : kernel_variants) {
-      rb::cuda::tuning() = rb::cuda::Tuning{};
-      rb::cuda::apply_tuning(rb::cuda::tuning(), v.spec);
-      rb::cuda::replan_cuda_backend(*be);
+      tuning = tuning_of(v.spec.c_str());
+      be->retune(tuning);
       const double err = err_of(rb::Path::fused);
       if (!(err <= rb::tolerance(w.dtype))) {
         std::printf("%s %s FAILED its check (err %g); not timed\n", name_of(w).c_str(),
@@ -210,8 +217,7 @@ int bench(const char* csv_path) {
       row(v.name, rb::Path::fused, 1, rb::CacheState::cold,
           sample(*be, rb::Path::fused, 1, rb::CacheState::cold, target.samples), err);
     }
-    rb::cuda::tuning() = rb::cuda::Tuning{};
-    rb::cuda::replan_cuda_backend(*be);
+    be->retune(rb::cuda::Tuning{});
   }
   return 0;
 }
@@ -220,22 +226,20 @@ int bench(const char* csv_path) {
 
 // One cold call per (shape, variant), for ncu: the decode kernels of the target shapes.
 int profile() {
-  auto be = rb::make_cuda_backend(0);
+  auto be = rb::cuda::make_tunable_cuda_backend(0, rb::cuda::Tuning{});
   const std::vector<std::pair<rb::Workload, std::vector<const char*>>> runs = {
       {make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 1), {"", "l1=1", "kv=4", "kv=4,l1=1"}},
       {make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 1), {"", "l1=1"}},
   };
   for (const auto& [w, specs] : runs) {
-    rb::cuda::tuning() = rb::cuda::Tuning{};
     be->prepare(rb::make_host_workload(w));
     for (const char* spec : specs) {
-      rb::cuda::tuning() = rb::cuda::Tuning{};
-      rb::cuda::apply_tuning(rb::cuda::tuning(), spec);
-      rb::cuda::replan_cuda_backend(*be);
+      be->retune(tuning_of(spec));
       std::printf("profile %s [%s]\n", name_of(w).c_str(), spec);
       std::fflush(stdout);
       be->time_calls(rb::Path::fused, 1, rb::CacheState::cold);
     }
+    be->retune(rb::cuda::Tuning{});
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# Offline check of the fused kernel's mma fragment layout (decode_kernel.cuh, MmaMath + StagedTile):
+# Offline check of the fused kernel's mma fragment layout (MmaMath and StagedTile of
+# src/backends/cuda/kernels/mma_math.cuh and staged_tile.cuh):
 # emulates the PTX fragment layouts of mma.m16n8k16 and movmatrix for one 16-token tile and
 # checks S^T = K Q^T, O^T = V^T P^T, full coverage of the staged copies and conflict-free
 # shared-memory reads and writes. Run: python3 bench/h200/mma_layout_check.py

@@ -1,6 +1,6 @@
 // The gather path: copy each sequence's blocks into contiguous K/V, then run the decode kernel
 // over the contiguous history (same math as the fused path, ContiguousRows addressing).
-#include "backends/cuda/decode_kernel.cuh"
+#include "backends/cuda/kernels/decode_table.cuh"
 
 namespace readbench::cuda {
 
@@ -42,8 +42,8 @@ __global__ void __launch_bounds__(256) block_gather_kernel(const __grid_constant
 
 }  // namespace
 
-DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& /*t*/, int warps) {
-  return kernels::find_decode_kernel<kernels::ContiguousRows>(p, warps);
+DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t) {
+  return kernels::find_decode_kernel<kernels::ContiguousRows>(p, t);
 }
 
 cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, const void* v_pool,

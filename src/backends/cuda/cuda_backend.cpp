@@ -36,9 +36,15 @@ int device_attribute(cudaDeviceAttr attr, int device) {
   return value;
 }
 
-class CudaBackend final : public Backend {
+#if defined(READBENCH_BENCH_VARIANTS)
+using BackendBase = cuda::TunableBackend;
+#else
+using BackendBase = Backend;
+#endif
+
+class CudaBackend final : public BackendBase {
  public:
-  explicit CudaBackend(int device) : device_(device) {
+  CudaBackend(int device, const cuda::Tuning& tuning) : device_(device), tuning_(tuning) {
     RB_CUDA_CHECK(cudaSetDevice(device_));
     cudaDeviceProp prop{};
     RB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
@@ -86,7 +92,9 @@ class CudaBackend final : public Backend {
 
   Bandwidths measure_bandwidths() override;
   std::int64_t memory_available_bytes() const override;
-  void replan();
+#if defined(READBENCH_BENCH_VARIANTS)
+  void retune(const cuda::Tuning& t) override;
+#endif
   void prepare(HostWorkload&& w) override;
   std::vector<double> run_for_check(Path p) override;
   double time_calls(Path p, int calls, CacheState cache) override;
@@ -104,10 +112,14 @@ class CudaBackend final : public Backend {
                             const cuda::DecodePlan& b);
 
   int device_;
+  cuda::Tuning tuning_;
   GpuInfo info_;
   std::unique_ptr<cuda::Stream> stream_;
   std::unique_ptr<cuda::Event> start_, stop_;
-  DeviceBuffer flush_, flush_clean_, sink_;
+  DeviceBuffer flush_, sink_;
+#if defined(READBENCH_BENCH_VARIANTS)
+  DeviceBuffer flush_clean_;  // the flush_read variant's second buffer
+#endif
   unsigned flush_value_ = 0;
 
   bool prepared_ = false;
@@ -180,12 +192,15 @@ void CudaBackend::prepare(HostWorkload&& host) {
   const Workload& w = h.workload;
   w.shape.validate();
   const Shape& s = w.shape;
-  if (s.head_dim != 64 && s.head_dim != 128 && s.head_dim != 256)
-    throw InputError("--head-dim " + std::to_string(s.head_dim) +
-                     " is not supported by the CUDA backend (64, 128 or 256)");
   if (w.length <= 0 || w.length > std::numeric_limits<int>::max())
     throw InputError("history length " + std::to_string(w.length) +
                      " is outside the CUDA backend's range (1 to 2^31 - 1)");
+  // Planning first refuses a head dim no kernel is compiled for.
+  const cuda::DecodeProblem p = cuda::decode_problem(w);
+  const cuda::DecodePlan fused =
+      cuda::plan_decode(p, cuda::KvLayout::paged, info_.sm_count, tuning_);
+  const cuda::DecodePlan gather =
+      cuda::plan_decode(p, cuda::KvLayout::contiguous, info_.sm_count, tuning_);
   if (s.batch > 65535)
     throw InputError("--batch " + std::to_string(s.batch) +
                      " exceeds the CUDA backend's limit of 65535 sequences");
@@ -201,12 +216,6 @@ void CudaBackend::prepare(HostWorkload&& host) {
   k_contig_.reset(), v_contig_.reset();
   gather_unavailable_.clear();
 
-  if (w.length > std::numeric_limits<int>::max())
-    throw InputError("history length " + std::to_string(w.length) +
-                     " exceeds the CUDA backend's limit of 2^31-1 tokens");
-  const cuda::DecodeProblem p = cuda::decode_problem(w);
-  const cuda::DecodePlan fused = cuda::plan_decode(p, cuda::KvLayout::paged, info_.sm_count);
-  const cuda::DecodePlan gather = cuda::plan_decode(p, cuda::KvLayout::contiguous, info_.sm_count);
   if (p.kv_heads * fused.head_tiles > 65535)
     throw InputError("--kv-heads " + std::to_string(p.kv_heads) +
                      " exceeds the CUDA backend's limit of 65535 thread-block rows");
@@ -258,15 +267,18 @@ void CudaBackend::prepare(HostWorkload&& host) {
   prepared_ = true;
 }
 
-// Plans again under the current cuda::tuning(), growing the split workspace if needed.
-void CudaBackend::replan() {
+#if defined(READBENCH_BENCH_VARIANTS)
+// Plans again under `t`, growing the split workspace if needed.
+void CudaBackend::retune(const cuda::Tuning& t) {
   RB_CUDA_CHECK(cudaSetDevice(device_));
   require_prepared();
-  fused_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::paged, info_.sm_count);
-  gather_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::contiguous, info_.sm_count);
+  tuning_ = t;
+  fused_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::paged, info_.sm_count, tuning_);
+  gather_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::contiguous, info_.sm_count, tuning_);
   allocate_split_state(problem_, fused_plan_, gather_plan_);
   graphs_.clear();
 }
+#endif
 
 std::size_t CudaBackend::split_state_bytes(const cuda::DecodeProblem& p, const cuda::DecodePlan& a,
                                            const cuda::DecodePlan& b) {
@@ -302,7 +314,10 @@ void CudaBackend::enqueue(Path p, int replica) {
   const cuda::DecodePlan& plan = p == Path::fused ? fused_plan_ : gather_plan_;
   params.partial_out = workspace_.as<float>();
   params.partial_lse = params.partial_out + std::int64_t(w_.io_elements()) * plan.splits;
-  if (!cuda::tuning().merge_kernel) params.split_counters = counters_.as<int>();
+  params.split_counters = counters_.as<int>();
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (tuning_.merge_kernel) params.split_counters = nullptr;
+#endif
   if (p == Path::fused) {
     params.k = k_pool_.data();
     params.v = v_pool_.data();
@@ -321,11 +336,13 @@ void CudaBackend::flush_l2() {
   // Not timed: the start event is recorded after it on the same stream.
   flush_value_ = (flush_value_ + 1) & 0xffu;
   RB_CUDA_CHECK(cudaMemsetAsync(flush_.data(), int(flush_value_), flush_.size(), stream_->get()));
-  if (cuda::tuning().flush_read) {  // variant: leave the L2 holding clean lines, not dirty ones
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (tuning_.flush_read) {  // variant: leave the L2 holding clean lines, not dirty ones
     if (!flush_clean_) flush_clean_ = DeviceBuffer(flush_.size(), "the L2 flush read buffer");
     RB_CUDA_CHECK(cuda::launch_stream_read(flush_clean_.data(), flush_clean_.size(),
                                            sink_.as<unsigned>(), info_.sm_count, stream_->get()));
   }
+#endif
 }
 
 double CudaBackend::elapsed_s() {
@@ -358,8 +375,7 @@ double CudaBackend::time_calls(Path p, int calls, CacheState cache) {
   if (calls < 1) throw InputError("calls must be positive, got " + std::to_string(calls));
   if (p == Path::gather && !gather_unavailable_.empty()) throw BackendError(gather_unavailable_);
   const cudaStream_t s = stream_->get();
-  const cudaGraphExec_t graph =
-      cuda::tuning().graph_replay && calls > 1 ? graph_of(p, calls) : nullptr;
+  const cudaGraphExec_t graph = tuning_.graph_replay && calls > 1 ? graph_of(p, calls) : nullptr;
   if (cache == CacheState::cold) flush_l2();
   RB_CUDA_CHECK(cudaEventRecord(start_->get(), s));
   if (graph != nullptr) {
@@ -401,13 +417,10 @@ cudaGraphExec_t CudaBackend::graph_of(Path p, int calls) {
 
 }  // namespace
 
-void cuda::replan_cuda_backend(Backend& backend) {
-  auto* cuda_backend = dynamic_cast<CudaBackend*>(&backend);
-  if (cuda_backend == nullptr) throw InputError("replan_cuda_backend needs the CUDA backend");
-  cuda_backend->replan();
-}
+namespace {
 
-std::unique_ptr<Backend> make_cuda_backend(int device) {
+// Refuses a missing driver, a missing device and a device older than the kernels' sm_80.
+void require_device(int device) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -433,7 +446,20 @@ std::unique_ptr<Backend> make_cuda_backend(int device) {
                              ") has compute capability " + std::to_string(prop.major) + "." +
                              std::to_string(prop.minor) +
                              "; readbench's CUDA kernels need 8.0 or newer");
-  return std::make_unique<CudaBackend>(device);
 }
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(int device) {
+  require_device(device);
+  return std::make_unique<CudaBackend>(device, cuda::Tuning{});
+}
+
+#if defined(READBENCH_BENCH_VARIANTS)
+std::unique_ptr<cuda::TunableBackend> cuda::make_tunable_cuda_backend(int device, const Tuning& t) {
+  require_device(device);
+  return std::make_unique<CudaBackend>(device, t);
+}
+#endif
 
 }  // namespace readbench

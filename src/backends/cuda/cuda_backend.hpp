@@ -2,10 +2,23 @@
 // CUDA-only entry points beyond the Backend interface (make_cuda_backend is in backend.hpp).
 #include "backends/backend.hpp"
 
+#if defined(READBENCH_BENCH_VARIANTS)
+#include <memory>
+
+#include "backends/cuda/decode_launch.hpp"
+
 namespace readbench::cuda {
 
-// Plans a prepared CUDA backend again after cuda::tuning() changed, keeping its uploaded
-// workload: for variant runs (bench/h200). Throws InputError for another backend.
-void replan_cuda_backend(Backend& backend);
+// A CUDA backend whose plan can be changed, for variant runs (bench/h200): only builds with
+// READBENCH_BENCH_VARIANTS have it.
+class TunableBackend : public Backend {
+ public:
+  // Plans the prepared workload again under `t`, keeping it uploaded.
+  virtual void retune(const Tuning& t) = 0;
+};
+
+// make_cuda_backend planning under `t` rather than the defaults.
+std::unique_ptr<TunableBackend> make_tunable_cuda_backend(int device, const Tuning& t);
 
 }  // namespace readbench::cuda
+#endif

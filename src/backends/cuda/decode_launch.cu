@@ -1,4 +1,4 @@
-// Plans and launches the decode kernels of decode_kernel.cuh, and merges history splits.
+// Plans and launches the decode kernels of kernels/decode.cuh.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -6,13 +6,18 @@
 #include <string_view>
 
 #include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/decode_kernel.cuh"
 #include "backends/cuda/decode_launch.hpp"
+#include "backends/cuda/kernels/decode.cuh"
 
 namespace readbench::cuda {
 
 namespace {
 
+int ceil_div(std::int64_t a, std::int64_t b) {
+  return int((a + b - 1) / b);
+}
+
+#if defined(READBENCH_BENCH_VARIANTS)
 // Flash-decoding's second step as its own kernel (the merge_kernel variant): one block of
 // 128 threads per sequence and query head.
 template <class T>
@@ -21,16 +26,25 @@ __global__ void merge_splits_kernel(const __grid_constant__ DecodeParams p) {
   kernels::merge_splits<T>(p, blockIdx.x, 1, weights);
 }
 
-int ceil_div(std::int64_t a, std::int64_t b) {
-  return int((a + b - 1) / b);
+cudaError_t launch_merge_splits(const DecodeProblem& p, const DecodeParams& params,
+                                cudaStream_t stream) {
+  const unsigned rows = unsigned(p.batch * p.q_heads);
+  switch (p.dtype) {
+    case DType::f32:
+      merge_splits_kernel<float><<<rows, 128, 0, stream>>>(params);
+      break;
+    case DType::f16:
+      merge_splits_kernel<__half><<<rows, 128, 0, stream>>>(params);
+      break;
+    case DType::bf16:
+      merge_splits_kernel<__nv_bfloat16><<<rows, 128, 0, stream>>>(params);
+      break;
+  }
+  return cudaGetLastError();
 }
+#endif
 
 }  // namespace
-
-Tuning& tuning() {
-  static Tuning t;
-  return t;
-}
 
 std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan) {
   if (plan.splits <= 1) return 0;
@@ -38,28 +52,19 @@ std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan) {
 }
 
 std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan) {
-  return std::int64_t(p.batch) * (p.kv_heads / plan.kv_per_block) * plan.head_tiles;
+  return std::int64_t(p.batch) * (p.kv_heads / plan.kernel.kv_per_block) * plan.head_tiles;
 }
 
-namespace {
-
-DecodePlan plan_for(const DecodeProblem& p, KvLayout layout, int sm_count, int warps) {
-  const Tuning& tuning = cuda::tuning();
-  const DecodeKernel k = layout == KvLayout::paged
-                             ? find_paged_decode_kernel(p, tuning, warps)
-                             : find_contiguous_decode_kernel(p, tuning, warps);
+DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t) {
+  const DecodeKernel k = layout == KvLayout::paged ? find_paged_decode_kernel(p, t)
+                                                   : find_contiguous_decode_kernel(p, t);
   // Always: the kernel's static shared memory counts against the 48 KiB default too.
-  RB_CUDA_CHECK(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  RB_CUDA_CHECK(cudaFuncSetAttribute(k.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      int(k.smem_bytes)));
   DecodePlan plan;
-  plan.kernel = k.kernel;
-  plan.threads = k.threads;
-  plan.smem_bytes = k.smem_bytes;
-  plan.tile_tokens = k.tile_tokens;
-  plan.heads_per_block = k.heads_per_block;
-  plan.kv_per_block = k.kv_per_block;
-  plan.copy_through_l1 = tuning.copy_through_l1;
-  RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.kernel,
+  plan.kernel = k;
+  plan.copy_through_l1 = t.copy_through_l1;
+  RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.function,
                                                               k.threads, k.smem_bytes));
   if (plan.blocks_per_sm < 1)
     throw BackendError("the decode kernel for head dim " + std::to_string(p.head_dim) + " needs " +
@@ -69,27 +74,22 @@ DecodePlan plan_for(const DecodeProblem& p, KvLayout layout, int sm_count, int w
   // Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
   // no partial wave), and never below min_split_tokens per split: a split costs a partial write
   // and a merge.
-  plan.head_tiles = ceil_div(p.group(), plan.heads_per_block);
+  plan.head_tiles = ceil_div(p.group(), k.heads_per_block);
   const std::int64_t blocks =
-      std::int64_t(p.batch) * (p.kv_heads / plan.kv_per_block) * plan.head_tiles;
-  const auto wanted = std::int64_t(double(sm_count) * plan.blocks_per_sm * tuning.waves);
-  const std::int64_t max_splits = std::max(1, ceil_div(p.length, tuning.min_split_tokens));
+      std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * plan.head_tiles;
+  const auto wanted = std::int64_t(double(sm_count) * plan.blocks_per_sm * t.waves);
+  const std::int64_t max_splits = std::max(1, ceil_div(p.length, t.min_split_tokens));
   // The in-kernel merge keeps one weight per (query head, split) in shared memory.
-  const std::int64_t heads_per_cta = std::int64_t(plan.kv_per_block) * plan.heads_per_block;
+  const std::int64_t heads_per_cta = std::int64_t(k.kv_per_block) * k.heads_per_block;
   const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
   const std::int64_t splits = std::clamp<std::int64_t>(
       wanted / blocks, 1, std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)}));
-  plan.split_tokens = ceil_div(ceil_div(p.length, splits), plan.tile_tokens) * plan.tile_tokens;
+  plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
   return plan;
 }
 
-}  // namespace
-
-DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count) {
-  return plan_for(p, layout, sm_count, cuda::tuning().warps);
-}
-
+#if defined(READBENCH_BENCH_VARIANTS)
 void apply_tuning(Tuning& t, std::string_view spec) {
   while (!spec.empty()) {
     const std::size_t comma = spec.find(',');
@@ -127,6 +127,7 @@ void apply_tuning(Tuning& t, std::string_view spec) {
       throw InputError("unknown tuning key '" + key + "'");
   }
 }
+#endif
 
 cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, DecodeParams params,
                           cudaStream_t stream) {
@@ -150,25 +151,19 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   params.block_div_magic = ((std::uint64_t(1) << (32 + l)) + std::uint64_t(p.block_size) - 1) /
                            std::uint64_t(p.block_size);
 
-  const dim3 grid(unsigned(plan.splits), unsigned(p.kv_heads / plan.kv_per_block * plan.head_tiles),
+  const dim3 grid(unsigned(plan.splits),
+                  unsigned(p.kv_heads / plan.kernel.kv_per_block * plan.head_tiles),
                   unsigned(p.batch));
   void* args[] = {&params};
-  cudaError_t status = cudaLaunchKernel(plan.kernel, grid, dim3(unsigned(plan.threads)), args,
-                                        plan.smem_bytes, stream);
-  if (status != cudaSuccess || plan.splits == 1 || params.split_counters != nullptr) return status;
-  const unsigned rows = unsigned(p.batch * p.q_heads);
-  switch (p.dtype) {
-    case DType::f32:
-      merge_splits_kernel<float><<<rows, 128, 0, stream>>>(params);
-      break;
-    case DType::f16:
-      merge_splits_kernel<__half><<<rows, 128, 0, stream>>>(params);
-      break;
-    case DType::bf16:
-      merge_splits_kernel<__nv_bfloat16><<<rows, 128, 0, stream>>>(params);
-      break;
-  }
-  return cudaGetLastError();
+  const cudaError_t status =
+      cudaLaunchKernel(plan.kernel.function, grid, dim3(unsigned(plan.kernel.threads)), args,
+                       plan.kernel.smem_bytes, stream);
+#if defined(READBENCH_BENCH_VARIANTS)
+  // The merge_kernel variant passes no counters: the splits merge in a second kernel.
+  if (status == cudaSuccess && plan.splits > 1 && params.split_counters == nullptr)
+    return launch_merge_splits(p, params, stream);
+#endif
+  return status;
 }
 
 }  // namespace readbench::cuda

@@ -50,7 +50,7 @@ struct DecodeParams {
   void* out = nullptr;                        // [B, Hq, D]
   float* partial_out = nullptr;               // [B, Hq, splits, D]; used when splits > 1
   float* partial_lse = nullptr;               // [B, Hq, splits], log2 units
-  int* split_counters = nullptr;  // [B, Hkv * head_tiles], zero between calls; null: merge kernel
+  int* split_counters = nullptr;  // [B, Hkv * head_tiles], zero between calls (null: merge kernel)
   int batch = 0, q_heads = 0, kv_heads = 0, head_dim = 0, block_size = 0;
   int length = 0, blocks_per_seq = 0;
   int group = 0;         // Hq / Hkv
@@ -63,34 +63,44 @@ struct DecodeParams {
   bool copy_through_l1 = false;  // cp.async.ca rather than .cg
 };
 
-// Knobs for variant runs (bench/h200/NOTES.md); readbench itself uses the defaults, which are
-// the variant that measured best on the H200 and passed the GPU tests and compute-sanitizer.
-struct Tuning {
-  int warps = 4;                // warps a block: 4, or 8 (two stages; for stages <= 8 KiB)
-  int stages = 0;               // cp.async depth: 0 by block shape (bf16 D=128 variants: 2, 4)
-  int kv_per_block = 1;         // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
-  bool copy_through_l1 = true;  // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
-                                // L2 requests, 81% instead of 94% of DRAM bandwidth)
-  bool simt_half = false;       // bf16 D=128 through the CUDA-core kernel instead of mma
-  double waves = 1.0;           // thread blocks wanted, in multiples of what fits on the SMs
-  int min_split_tokens = 256;   // never split the history finer than this
-  bool graph_replay = true;     // time_calls replays a captured graph of the calls
-  bool flush_read = false;      // cold flush also streams a second L2-sized buffer (clean L2)
-  bool merge_kernel = false;    // merge splits in a second kernel, not in the decode's last block
-};
-Tuning& tuning();
-// Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge) to `t`, as bench/h200 names its variants. Throws InputError naming a bad entry.
-void apply_tuning(Tuning& t, std::string_view spec);
-
-struct DecodePlan {
-  const void* kernel = nullptr;  // the __global__ function chosen for the problem
+// The compiled form of one decode kernel (kernels/decode_table.cuh).
+struct DecodeKernel {
+  const void* function = nullptr;  // the __global__ function
   int threads = 0;
   std::size_t smem_bytes = 0;
   int tile_tokens = 0;      // tokens one warp reads per pipeline stage
   int heads_per_block = 0;  // query heads per KV head one thread block serves (a head tile)
   int kv_per_block = 1;     // KV heads one thread block serves
-  int blocks_per_sm = 0;    // occupancy of `kernel`
+};
+
+// What the plan is free to choose. readbench runs the defaults: the variant that measured best
+// on the H200 and passed the GPU tests and compute-sanitizer. A build with
+// READBENCH_BENCH_VARIANTS (bench/h200 only) compiles in the variants bench/h200/NOTES.md
+// compares, and the fields that select them.
+struct Tuning {
+  bool copy_through_l1 = true;  // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
+                                // L2 requests, 81% instead of 94% of DRAM bandwidth)
+  double waves = 1.0;           // thread blocks wanted, in multiples of what fits on the SMs
+  int min_split_tokens = 256;   // never split the history finer than this
+  bool graph_replay = true;     // time_calls replays a captured graph of the calls
+#if defined(READBENCH_BENCH_VARIANTS)
+  int warps = 4;              // warps a block: 4, or 8 (two stages; for stages <= 8 KiB)
+  int stages = 0;             // cp.async depth: 0 by block shape (bf16 D=128 variants: 2, 4)
+  int kv_per_block = 1;       // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
+  bool simt_half = false;     // bf16 D=128 through the CUDA-core kernel instead of mma
+  bool flush_read = false;    // cold flush also streams a second L2-sized buffer (clean L2)
+  bool merge_kernel = false;  // merge splits in a second kernel, not in the decode's last block
+#endif
+};
+#if defined(READBENCH_BENCH_VARIANTS)
+// Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
+// merge) to `t`, as bench/h200 names its variants. Throws InputError naming a bad entry.
+void apply_tuning(Tuning& t, std::string_view spec);
+#endif
+
+struct DecodePlan {
+  DecodeKernel kernel;    // the kernel chosen for the problem
+  int blocks_per_sm = 0;  // occupancy of `kernel`
   bool copy_through_l1 = false;
   int head_tiles = 0;
   int splits = 1;
@@ -104,9 +114,9 @@ std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan)
 // The most splits a plan uses: the merge keeps heads * splits weights in shared memory.
 constexpr int kMaxSplits = 1024;
 
-// Chooses the kernel and the history split for `p` on a device with `sm_count` SMs.
+// Chooses the kernel and the history split for `p` on a device with `sm_count` SMs under `t`.
 // Throws InputError for a head dim other than 64, 128, 256; BackendError on a CUDA failure.
-DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count);
+DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t);
 
 // Enqueues the decode (and, when the plan splits the history, the merge) on `stream`.
 // `params` carries the pointers; the shape fields are filled from `p` and `plan`.
@@ -119,15 +129,7 @@ cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, cons
                                 cudaStream_t stream);
 
 // Internal: the kernel tables of each layout (paged_decode.cu, block_gather.cu).
-struct DecodeKernel {
-  const void* kernel = nullptr;
-  int threads = 0;
-  std::size_t smem_bytes = 0;
-  int tile_tokens = 0;
-  int heads_per_block = 0;
-  int kv_per_block = 1;
-};
-DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t, int warps);
-DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t, int warps);
+DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t);
+DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t);
 
 }  // namespace readbench::cuda

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The CUDA backend's checks on the GPU machine after a change to its kernels, over binaries built
+# here and carried in .scratch/rb (readbench, readbench_gpu_tests, libgomp.so.1; where present,
+# variants.tar.xz: cuda_variants and readbench_gpu_tests_variants, bench/h200/build.sh's): GPU
+# tests, verify over every dtype, two timed points to compare with earlier runs, the variant
+# build's checks, then compute-sanitizer's four tools over every kernel (gather, fused, split
+# merge, stream read).
+# Usage: bench/h200/kernel_split_device.sh OUTDIR
+set -u -o pipefail
+out=${1:?OUTDIR}
+bin=$(cd "$(dirname "$0")/../../.scratch/rb" && pwd)
+export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+rb=$bin/readbench
+log=$out/device.log
+smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu --format=csv,noheader; }
+step() { echo "== $*" | tee -a "$log"; }
+
+step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
+step "gpu tests"
+timeout 120 "$bin/readbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
+echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.log")" | tee -a "$log"
+
+step "verify: all dtypes, GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000, 65537"
+for heads in "8 8" "32 8" "64 8"; do
+  set -- $heads
+  for b in 1 7; do
+    timeout 120 "$rb" verify --backend cuda --q-heads "$1" --kv-heads "$2" -b "$b" \
+      --lengths 1,16,17,1000,65537 >> "$out/verify.log" 2>&1
+    echo "verify Hq=$1 Hkv=$2 B=$b rc=$? fails=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
+  done
+done
+
+step "timing: B=32 L=16384 and B=1 L=4096, bf16, cold"
+timeout 120 "$rb" run --backend cuda -b 32 -L 16384 --json "$out/h200-b32.json" > /tmp/h200-b32.txt 2>&1
+echo "run b32 rc=$?" | tee -a "$log"
+timeout 120 "$rb" run --backend cuda -b 1 -L 4096 --json "$out/h200-b1.json" > /tmp/h200-b1.txt 2>&1
+echo "run b1 rc=$?" | tee -a "$log"
+cat /tmp/h200-b32.txt /tmp/h200-b1.txt >> "$log"
+[ -f "$bin/variants.tar.xz" ] && tar -xJf "$bin/variants.tar.xz" -C "$bin"
+if [ -x "$bin/readbench_gpu_tests_variants" ]; then
+  step "variant build: GPU tests under bench/h200 variants, cuda_variants sanitize"
+  for spec in warps=4 warps=8 warps=8,l1=1 kv=4,l1=1 merge=1 stages=4 flushread=1; do
+    READBENCH_TEST_CUDA_TUNING=$spec timeout 90 "$bin/readbench_gpu_tests_variants" > "$out/t.txt" 2>&1
+    echo "variant tests [$spec] rc=$? $(grep -E 'test cases' "$out/t.txt")" | tee -a "$log"
+  done
+  rm -f "$out/t.txt"
+  timeout 90 "$bin/cuda_variants" sanitize warps=8 > "$out/variants_sanitize.log" 2>&1
+  echo "cuda_variants sanitize warps=8 rc=$?" | tee -a "$log"
+fi
+
+step "compute-sanitizer: gather and fused (all dtypes, unsplit and split), stream read"
+san() {  # tool, label, command...
+  local tool=$1 label=$2; shift 2
+  echo "== $tool [$label]" >> "$out/sanitizer.log"
+  timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >> "$out/sanitizer.log" 2>&1
+  echo "sanitizer $tool [$label] rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
+}
+for tool in memcheck racecheck initcheck synccheck; do
+  san "$tool" "verify -b 2 L 17,1000" "$rb" verify --backend cuda -b 2 --lengths 17,1000
+  san "$tool" "verify -b 1 L 4099 (split)" "$rb" verify --backend cuda -b 1 --lengths 4099
+  san "$tool" "stream read" "$bin/readbench_gpu_tests" -tc="device facts*"
+done
+
+step "gpu after: $(smi)"

@@ -1,0 +1,250 @@
+#pragma once
+// The decode-attention kernel both paths share. One thread block per (history split, KV head,
+// head tile, sequence) serves every query head of its KV head's group (GQA), so K/V are read
+// once per group. Each warp streams tiles of 16 tokens (8 for 1 KiB rows) through its own
+// cp.async pipeline: 16-byte loads, every load instruction covering whole 128-byte lines of
+// K/V rows, `STAGES - 1` tiles in flight while one is computed, block-table entries fetched a
+// tile ahead. Each warp keeps an online softmax (running max, running sum, f32 accumulator);
+// the warps merge in shared memory and, when the history is split across thread blocks
+// (flash-decoding), the last block of a split row to finish merges the splits.
+//
+// Two policies make the variants:
+//   Rows (rows.cuh): PagedRows walks the block table (the fused path); ContiguousRows reads the
+//         gather path's materialized [B, L, Hkv, D] history. Nothing else differs between the
+//         paths.
+//   Math (mma_math.cuh, simt_math.cuh): MmaMath (f16, bf16) computes q·K and p·V with mma.sync
+//         on the tensor cores; SimtMath (any dtype; the f32 path) on CUDA cores. Both accumulate
+//         in f32.
+// The kernel's pieces: vec_dtypes.cuh (storage conversions), ptx.cuh (cp.async, mma,
+// movmatrix), math.cuh (warp reductions, the softmax's running max), staged_tile.cuh (the
+// swizzled shared-memory tile); decode_table.cuh holds the host-side tables of instantiations.
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backends/cuda/decode_launch.hpp"
+#include "backends/cuda/kernels/math.cuh"
+#include "backends/cuda/kernels/ptx.cuh"
+#include "backends/cuda/kernels/vec_dtypes.cuh"
+
+namespace readbench::cuda::kernels {
+
+template <class Math>
+__host__ __device__ constexpr int stage_chunks() {  // 16-byte chunks of a warp's K and V tiles
+  return 2 * Math::kTile * Math::kRowChunks;
+}
+
+template <class Math, int kWarps, int kStages>
+constexpr std::size_t decode_smem_bytes() {
+  const std::size_t pipeline = std::size_t(kWarps) * kStages * stage_chunks<Math>() * 16;
+  const std::size_t epilogue = std::size_t(kWarps) * Math::kHeads * (Math::D + 2) * sizeof(float);
+  return pipeline > epilogue ? pipeline : epilogue;
+}
+
+// Split-history merge: out = sum_s w_s o_s with w_s = 2^(lse_s - M) / sum 2^(lse - M), each
+// split's o_s already normalized. Called by all threads of a block for `heads` query heads
+// starting at flat index bh0 (= b * Hq + head); `weights` is shared memory for heads * splits
+// floats. Partials written by other blocks are read through L2 (__ldcg): L1 is not coherent.
+template <class T>
+__device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* weights) {
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int warps = blockDim.x / kWarp;
+  for (int h = warp; h < heads; h += warps) {
+    const float* lse = p.partial_lse + (bh0 + h) * p.splits;  // [splits]
+    float m = -CUDART_INF_F;
+    for (int s = lane; s < p.splits; s += kWarp) m = fmaxf(m, __ldcg(lse + s));
+    m = warp_max_over(m, 1, kWarp / 2);
+    float sum = 0.0f;
+    for (int s = lane; s < p.splits; s += kWarp) {
+      const float e = exp2f(__ldcg(lse + s) - m);
+      weights[h * p.splits + s] = e;
+      sum += e;
+    }
+    sum = warp_sum_over(sum, 1, kWarp / 2);
+    __syncwarp();
+    for (int s = lane; s < p.splits; s += kWarp) weights[h * p.splits + s] /= sum;
+  }
+  __syncthreads();
+  // Four consecutive d per thread: 16-byte loads, a quarter of the loop trips.
+  const int quads = p.head_dim / 4;
+  for (int idx = threadIdx.x; idx < heads * quads; idx += blockDim.x) {
+    const int h = idx / quads, d = idx % quads * 4;
+    const float* partial = p.partial_out + (bh0 + h) * p.splits * p.head_dim + d;  // [splits]
+    float4 acc = make_float4(0, 0, 0, 0);
+#pragma unroll 4
+    for (int s = 0; s < p.splits; ++s) {
+      const float w = weights[h * p.splits + s];
+      const float4 x =
+          __ldcg(reinterpret_cast<const float4*>(partial + std::size_t(s) * p.head_dim));
+      acc.x = fmaf(w, x.x, acc.x);
+      acc.y = fmaf(w, x.y, acc.y);
+      acc.z = fmaf(w, x.z, acc.z);
+      acc.w = fmaf(w, x.w, acc.w);
+    }
+    const std::size_t o = (bh0 + h) * p.head_dim + d;
+    store_out<T>(p.out, o, acc.x);
+    store_out<T>(p.out, o + 1, acc.y);
+    store_out<T>(p.out, o + 2, acc.z);
+    store_out<T>(p.out, o + 3, acc.w);
+  }
+}
+
+template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock>
+__global__ void __launch_bounds__(kWarps* kWarp)
+    decode_kernel(const __grid_constant__ DecodeParams p) {
+  using T = typename Math::T;
+  using Tile = typename Math::Tile;
+  constexpr int D = Math::D;
+  constexpr int kTile = Math::kTile;
+  constexpr int kHeads = Math::kHeads;
+  constexpr int kRowChunks = Math::kRowChunks;
+  constexpr int kTileChunks = kTile * kRowChunks;  // of K (and of V) per tile
+  constexpr int kStageChunks = stage_chunks<Math>();
+  constexpr std::size_t kRowBytes = std::size_t(D) * sizeof(T);
+  constexpr int kWarpsPerKv = kWarps / kKvPerBlock;
+  static_assert(kTileChunks % kWarp == 0, "a tile is whole warp-wide copies");
+  static_assert(kWarps % kKvPerBlock == 0, "whole warps per KV head");
+  extern __shared__ uint4 smem[];
+
+  const int lane = threadIdx.x % kWarp;
+  const int warp = threadIdx.x / kWarp;
+  const int kv_local = warp / kWarpsPerKv;  // this warp's KV head within the block
+  const int kv_warp = warp % kWarpsPerKv;   // and its index among that head's warps
+  const int split = blockIdx.x;
+  const int kv_first = blockIdx.y / p.head_tiles * kKvPerBlock;
+  const int kv_head = kv_first + kv_local;
+  const int head_tile = blockIdx.y % p.head_tiles;
+  const int b = blockIdx.z;
+  const int begin = split * p.split_tokens;
+  const int end = min(p.length, begin + p.split_tokens);
+  const int tiles = (end - begin + kTile - 1) / kTile;
+  const int head0 = kv_head * p.group + head_tile * kHeads;  // first query head served here
+  const int valid_heads = min(kHeads, p.group - head_tile * kHeads);
+
+  Math math;
+  math.init(static_cast<const T*>(p.q) + (std::size_t(b) * p.q_heads + head0) * D, valid_heads,
+            lane);
+
+  // K/V of this KV head: row r starts at base + r * row_stride.
+  const std::size_t row_stride = std::size_t(p.kv_heads) * kRowBytes;
+  const char* k_base = static_cast<const char*>(p.k) + std::size_t(kv_head) * kRowBytes;
+  const char* v_base = static_cast<const char*>(p.v) + std::size_t(kv_head) * kRowBytes;
+
+  // Tiles w, w + W, ... of this split belong to warp w of W (per KV head): the warps of a
+  // block stream neighbouring tiles at the same time.
+  const int my_tiles = kv_warp < tiles ? (tiles - kv_warp + kWarpsPerKv - 1) / kWarpsPerKv : 0;
+  const uint4* my_stages = smem + warp * kStages * kStageChunks;
+  const uint32_t my_stages_addr = static_cast<uint32_t>(__cvta_generic_to_shared(my_stages));
+
+  // Lane j < kTile looks up token j of a tile (tokens past the end repeat the last one; they
+  // are masked later) and shuffles the row to the lanes that copy it.
+  const int j = lane < kTile ? lane : kTile - 1;
+  auto token_of = [&](int it) {
+    return min(begin + (kv_warp + it * kWarpsPerKv) * kTile + j, end - 1);
+  };
+  int fetched = my_tiles > 0 ? Rows::fetch(p, b, token_of(0)) : 0;
+  int issued = 0;
+  // Copy n of a tile moves chunks n*32 + lane of K and of V: whole rows, so each warp-wide
+  // copy covers full 128-byte lines.
+  auto issue = [&](int stage) {
+    const uint32_t row = Rows::row(p, b, token_of(issued), fetched);
+    ++issued;
+    if (issued < my_tiles) fetched = Rows::fetch(p, b, token_of(issued));  // a tile ahead
+    const uint32_t k_dst = my_stages_addr + uint32_t(stage * kStageChunks * 16);
+    const uint32_t v_dst = k_dst + uint32_t(kTileChunks * 16);
+#pragma unroll
+    for (int n = 0; n < kTileChunks / kWarp; ++n) {
+      const int q = n * kWarp + lane;
+      const int r = q / kRowChunks, chunk = q % kRowChunks;
+      const std::size_t offset =
+          std::size_t(__shfl_sync(0xffffffffu, row, r)) * row_stride + std::size_t(chunk) * 16;
+      cp_async_16(k_dst + uint32_t(Tile::k_slot(r, chunk) * 16), k_base + offset,
+                  p.copy_through_l1);
+      cp_async_16(v_dst + uint32_t(Tile::v_slot(r, chunk) * 16), v_base + offset,
+                  p.copy_through_l1);
+    }
+  };
+
+  // One loop for the prologue (it < 0: copies only) and the steady state, so the copy and the
+  // math are each compiled once: a smaller kernel starts faster on a cold instruction cache.
+#pragma unroll 1
+  for (int it = 1 - kStages; it < my_tiles; ++it) {
+    __syncwarp();  // every lane is done reading the stage the next issue overwrites
+    if (it + kStages - 1 < my_tiles) issue((it + kStages - 1) % kStages);
+    cp_async_commit();  // empty groups keep the count uniform
+    if (it < 0) continue;
+    cp_async_wait<kStages - 1>();  // this lane's copies of tile `it` have landed
+    __syncwarp();                  // ... and every other lane's
+    const uint4* stage = my_stages + (it % kStages) * kStageChunks;
+    const int first = begin + (kv_warp + it * kWarpsPerKv) * kTile;
+    math.compute(Tile{stage, stage + kTileChunks}, end - first, p.scale_log2, lane);
+  }
+  math.finish(lane);
+  cp_async_wait<0>();
+  __syncthreads();  // the pipeline's shared memory becomes the merge area
+
+  float* sm_o = reinterpret_cast<float*>(smem);  // [W, kHeads, D]
+  float* sm_m = sm_o + kWarps * kHeads * D;      // [W, kHeads]
+  float* sm_l = sm_m + kWarps * kHeads;          // [W, kHeads]
+  math.store(sm_o + warp * kHeads * D, sm_m + warp * kHeads, sm_l + warp * kHeads, lane);
+  __syncthreads();
+
+  // Query heads served here: valid_heads of each of the block's KV heads; with several KV
+  // heads per block the group fits one head tile, so they are contiguous from bh0.
+  const std::size_t bh0 =
+      std::size_t(b) * p.q_heads + std::size_t(kv_first) * p.group + head_tile * kHeads;
+  const int heads_here = kKvPerBlock == 1 ? valid_heads : kKvPerBlock * p.group;
+  constexpr int kQuads = D / 4;  // four consecutive d per thread
+  for (int idx = threadIdx.x; idx < kKvPerBlock * valid_heads * kQuads; idx += kWarps * kWarp) {
+    const int kv = idx / (valid_heads * kQuads), h = idx / kQuads % valid_heads;
+    const int d = idx % kQuads * 4;
+    const int w0 = kv * kWarpsPerKv;
+    float m_all = -CUDART_INF_F;
+#pragma unroll
+    for (int w = w0; w < w0 + kWarpsPerKv; ++w) m_all = fmaxf(m_all, sm_m[w * kHeads + h]);
+    float sum = 0.0f;
+    float4 acc = make_float4(0, 0, 0, 0);
+#pragma unroll
+    for (int w = w0; w < w0 + kWarpsPerKv; ++w) {
+      const float mw = sm_m[w * kHeads + h];
+      if (mw == -CUDART_INF_F) continue;  // a warp with no tokens
+      const float weight = exp2f(mw - m_all);
+      const float4 x = *reinterpret_cast<const float4*>(sm_o + (w * kHeads + h) * D + d);
+      sum += weight * sm_l[w * kHeads + h];
+      acc.x = fmaf(weight, x.x, acc.x);
+      acc.y = fmaf(weight, x.y, acc.y);
+      acc.z = fmaf(weight, x.z, acc.z);
+      acc.w = fmaf(weight, x.w, acc.w);
+    }
+    const float inv = 1.0f / sum;
+    const std::size_t bh = bh0 + std::size_t(kv) * p.group + h;
+    if (p.splits == 1) {
+      store_out<T>(p.out, bh * D + d, acc.x * inv);
+      store_out<T>(p.out, bh * D + d + 1, acc.y * inv);
+      store_out<T>(p.out, bh * D + d + 2, acc.z * inv);
+      store_out<T>(p.out, bh * D + d + 3, acc.w * inv);
+    } else {
+      *reinterpret_cast<float4*>(p.partial_out + (bh * p.splits + split) * D + d) =
+          make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
+      if (d == 0) p.partial_lse[bh * p.splits + split] = m_all + log2f(sum);
+    }
+  }
+  if (p.splits == 1 || p.split_counters == nullptr) return;
+
+  // The last block of this (sequence, KV head, head tile) to finish merges all splits
+  // (threadFenceReduction pattern) and re-arms the counter for the next call.
+  __shared__ int is_last;
+  __threadfence();
+  __syncthreads();
+  int* counter = p.split_counters + std::size_t(b) * gridDim.y + blockIdx.y;
+  if (threadIdx.x == 0) is_last = atomicAdd(counter, 1) == p.splits - 1;
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  merge_splits<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
+  if (threadIdx.x == 0) *counter = 0;
+}
+
+}  // namespace readbench::cuda::kernels

@@ -1,0 +1,87 @@
+#pragma once
+// Host-side tables of the decode kernel: the compiled instantiations and how a problem picks one.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstddef>
+#include <string>
+
+#include "backends/cuda/decode_launch.hpp"
+#include "backends/cuda/kernels/decode.cuh"
+#include "backends/cuda/kernels/mma_math.cuh"
+#include "backends/cuda/kernels/rows.cuh"
+#include "backends/cuda/kernels/simt_math.cuh"
+#include "core/errors.hpp"
+
+namespace readbench::cuda::kernels {
+
+template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock = 1>
+DecodeKernel decode_kernel_entry() {
+  DecodeKernel k;
+  k.function =
+      reinterpret_cast<const void*>(&decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock>);
+  k.threads = kWarps * kWarp;
+  k.smem_bytes = decode_smem_bytes<Math, kWarps, kStages>();
+  k.tile_tokens = Math::kTile;
+  k.heads_per_block = Math::kHeads;
+  k.kv_per_block = kKvPerBlock;
+  return k;
+}
+
+// The block every kernel comes in (sm_80 fits it): four warps with three stages, two when a
+// stage exceeds 8 KiB a warp. Variant builds also hold eight warps with two stages (`t.warps`
+// 8, for stages of at most 8 KiB; otherwise the four-warp block), which measured slower.
+template <class Math, class Rows>
+DecodeKernel default_decode_entry([[maybe_unused]] const Tuning& t) {
+  constexpr bool kSmallStage = stage_chunks<Math>() * 16 <= 8192;
+  if constexpr (kSmallStage) {
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (t.warps == 8) return decode_kernel_entry<Math, Rows, 8, 2>();
+#endif
+    return decode_kernel_entry<Math, Rows, 4, 3>();
+  } else {
+    return decode_kernel_entry<Math, Rows, 4, 2>();
+  }
+}
+
+// The CUDA-core kernel for a group: the smallest compiled head count that holds it; larger
+// groups take several thread blocks per KV head.
+template <class T, int D, class Rows>
+DecodeKernel simt_decode_entry(int group, const Tuning& t) {
+  if (group <= 1) return default_decode_entry<SimtMath<T, D, 1>, Rows>(t);
+  if (group <= 2) return default_decode_entry<SimtMath<T, D, 2>, Rows>(t);
+  if (group <= 4) return default_decode_entry<SimtMath<T, D, 4>, Rows>(t);
+  return default_decode_entry<SimtMath<T, D, 8>, Rows>(t);
+}
+
+template <class Rows, int D>
+DecodeKernel find_decode_kernel_for_dim(const DecodeProblem& p, const Tuning& t) {
+  switch (p.dtype) {
+    case DType::f32:
+      return simt_decode_entry<float, D, Rows>(p.group(), t);
+    case DType::f16:
+      return default_decode_entry<MmaMath<__half, D>, Rows>(t);
+    case DType::bf16:
+      return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>(t);
+  }
+  return {};
+}
+
+// The kernel for `p`. The one home of the CUDA backend's head-dim rule: the head dims compiled.
+template <class Rows>
+DecodeKernel find_decode_kernel(const DecodeProblem& p, const Tuning& t) {
+  switch (p.head_dim) {
+    case 64:
+      return find_decode_kernel_for_dim<Rows, 64>(p, t);
+    case 128:
+      return find_decode_kernel_for_dim<Rows, 128>(p, t);
+    case 256:
+      return find_decode_kernel_for_dim<Rows, 256>(p, t);
+    default:
+      break;
+  }
+  throw InputError("--head-dim " + std::to_string(p.head_dim) +
+                   " is not supported by the CUDA backend (64, 128 or 256)");
+}
+
+}  // namespace readbench::cuda::kernels

@@ -1,0 +1,150 @@
+#pragma once
+// The CUDA-core math policy (any dtype; the f32 path): the same interface as MmaMath
+// (mma_math.cuh), f32 accumulation.
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#include <cstddef>
+
+#include "backends/cuda/kernels/math.cuh"
+#include "backends/cuda/kernels/staged_tile.cuh"
+#include "backends/cuda/kernels/vec_dtypes.cuh"
+
+namespace readbench::cuda::kernels {
+
+// CUDA cores, any dtype; the f32 path (f32 has no tensor-core format precise enough for 1e-5).
+// kLanes lanes share one token row (16 bytes each, kPerLane chunks when the row is longer than
+// a warp's 512 bytes); the warp handles 32 / kLanes tokens at a time. Dot products reduce over
+// the row's lanes by shuffles; the softmax runs on groups of 4 tokens.
+template <class T_, int D_, int kHeads_>
+struct SimtMath {
+  using T = T_;
+  static constexpr int D = D_;
+  static constexpr int kHeads = kHeads_;
+  static constexpr int kVec = 16 / int(sizeof(T));  // elements per chunk
+  static constexpr int kRowChunks = D / kVec;       // chunks per token row
+  static constexpr int kLanes = kRowChunks < kWarp ? kRowChunks : kWarp;
+  static constexpr int kPerLane = kRowChunks / kLanes;  // chunks per token per lane
+  static constexpr int kTokensAtOnce = kWarp / kLanes;
+  static constexpr int kTile = D * int(sizeof(T)) > 512 ? 8 : 16;  // stage <= 16 KiB a warp
+  static constexpr int kTokens = kTile / kTokensAtOnce;            // tokens per lane per tile
+  static constexpr int kGroup = kTokens < 4 ? kTokens : 4;         // tokens per softmax update
+  static constexpr int kElems = kPerLane * kVec;                   // d values per lane
+  using Tile = StagedTile<kRowChunks>;
+
+  float q[kHeads][kElems];
+  float o[kHeads][kElems];
+  float m[kHeads], l[kHeads];
+
+  __device__ static int chunk_of(int lane, int c) { return (lane % kLanes) + c * kLanes; }
+
+  __device__ void init(const T* q_heads0, int valid_heads, int lane) {
+#pragma unroll
+    for (int h = 0; h < kHeads; ++h) {
+#pragma unroll
+      for (int c = 0; c < kPerLane; ++c) {
+        uint4 x = make_uint4(0, 0, 0, 0);
+        if (h < valid_heads)
+          x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(h) * D +
+                                              chunk_of(lane, c) * kVec);
+        unpack_chunk<T>(x, &q[h][c * kVec]);
+      }
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) o[h][e] = 0.0f;
+      m[h] = -CUDART_INF_F;
+      l[h] = 0.0f;
+    }
+  }
+
+  __device__ void compute(const Tile& tile, int valid, float scale_log2, int lane) {
+    const int token_lane = lane / kLanes;
+#pragma unroll
+    for (int u0 = 0; u0 < kTokens; u0 += kGroup) {
+      float s[kGroup][kHeads];
+#pragma unroll
+      for (int u = 0; u < kGroup; ++u) {
+        const int row = (u0 + u) * kTokensAtOnce + token_lane;
+        float k[kElems];
+#pragma unroll
+        for (int c = 0; c < kPerLane; ++c)
+          unpack_chunk<T>(tile.key(row, chunk_of(lane, c)), &k[c * kVec]);
+#pragma unroll
+        for (int h = 0; h < kHeads; ++h) {
+          float dot = 0.0f;
+#pragma unroll
+          for (int e = 0; e < kElems; ++e) dot = fmaf(q[h][e], k[e], dot);
+          s[u][h] = warp_sum_over(dot, 1, kLanes / 2);
+        }
+        const bool masked = row >= valid;
+#pragma unroll
+        for (int h = 0; h < kHeads; ++h) s[u][h] = masked ? -CUDART_INF_F : s[u][h] * scale_log2;
+      }
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h) {
+        float group_max = s[0][h];
+#pragma unroll
+        for (int u = 1; u < kGroup; ++u) group_max = fmaxf(group_max, s[u][h]);
+        if constexpr (kTokensAtOnce > 1) group_max = warp_max_over(group_max, kLanes, kWarp / 2);
+        const float m_new = fmaxf(m[h], group_max);
+        const float base = softmax_base(m_new);
+        const float alpha = exp2f(m[h] - base);
+        m[h] = m_new;
+        float sum = 0.0f;
+#pragma unroll
+        for (int u = 0; u < kGroup; ++u) {
+          s[u][h] = exp2f(s[u][h] - base);
+          sum += s[u][h];
+        }
+        l[h] = l[h] * alpha + sum;
+#pragma unroll
+        for (int e = 0; e < kElems; ++e) o[h][e] *= alpha;
+      }
+#pragma unroll
+      for (int u = 0; u < kGroup; ++u) {
+        const int row = (u0 + u) * kTokensAtOnce + token_lane;
+        float v[kElems];
+#pragma unroll
+        for (int c = 0; c < kPerLane; ++c)
+          unpack_chunk<T>(tile.value(row, chunk_of(lane, c)), &v[c * kVec]);
+#pragma unroll
+        for (int h = 0; h < kHeads; ++h)
+#pragma unroll
+          for (int e = 0; e < kElems; ++e) o[h][e] = fmaf(s[u][h], v[e], o[h][e]);
+      }
+    }
+  }
+
+  // The lanes that read different tokens of a step hold partial sums of the same d's under
+  // the same (warp-wide) running max: add them.
+  __device__ void finish(int /*lane*/) {
+    if constexpr (kTokensAtOnce > 1) {
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h) {
+        l[h] = warp_sum_over(l[h], kLanes, kWarp / 2);
+#pragma unroll
+        for (int e = 0; e < kElems; ++e) o[h][e] = warp_sum_over(o[h][e], kLanes, kWarp / 2);
+      }
+    }
+  }
+
+  __device__ void store(float* sm_o, float* sm_m, float* sm_l, int lane) const {
+    if (lane < kLanes) {
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h)
+#pragma unroll
+        for (int c = 0; c < kPerLane; ++c)
+#pragma unroll
+          for (int e = 0; e < kVec; ++e)
+            sm_o[h * D + (lane + c * kLanes) * kVec + e] = o[h][c * kVec + e];
+    }
+    if (lane == 0) {
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h) {
+        sm_m[h] = m[h];
+        sm_l[h] = l[h];
+      }
+    }
+  }
+};
+
+}  // namespace readbench::cuda::kernels
