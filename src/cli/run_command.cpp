@@ -1,4 +1,5 @@
 // `readbench run`: the sweep, a table on stdout, JSON and CSV on request.
+#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -102,7 +103,17 @@ int run(RunOptions& o) {
   // are complete): the run was asked to stop.
   if (signal != 0) return exit_status_for_signal(signal);
   if (!failures.empty()) return 3;
-  return result.all_checks_passed() ? 0 : 1;
+  if (!result.all_checks_passed()) return 1;
+  // `--backend auto` records a backend that failed (out of memory, say) and goes on; when none
+  // timed anything the run answered nothing, and a CI job must not read that as success.
+  const bool timed = std::any_of(result.results.begin(), result.results.end(),
+                                 [](const PathResult& r) { return !r.points.empty(); });
+  if (!timed) {
+    std::cerr << "readbench: nothing was measured: every backend failed or is unavailable (the "
+                 "reports say why)\n";
+    return 2;
+  }
+  return 0;
 }
 
 }  // namespace
