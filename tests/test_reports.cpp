@@ -502,14 +502,14 @@ TEST_CASE("a report reads back with its results, points and fits as written") {
   const Report rep = parse_report(synthetic_report().dump(), "r.json");
   CHECK(rep.source == "r.json");
   CHECK(rep.machine == "testhost");
-  CHECK(rep.statistic == "min");
+  CHECK(rep.statistic == Statistic::min);
   CHECK(rep.config == "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache");
   CHECK_FALSE(rep.git_commit.empty());
   REQUIRE(rep.results.size() == 4);
   const ReportResult* fused = rep.find("cpu", "fused");
   REQUIRE(fused != nullptr);
   CHECK(fused->label() == "cpu/fused");
-  CHECK(fused->status == "ok");
+  CHECK(fused->status == Status::ok);
   REQUIRE(fused->points.size() == 3);
   CHECK(fused->points[2].length == 256);
   CHECK(fused->points[2].seconds == 9e-6);
@@ -529,7 +529,7 @@ TEST_CASE("a report reads back with its results, points and fits as written") {
   CHECK_FALSE(gather->fit->power.ci95_low);  // two points: a null CI
   const ReportResult* cuda = rep.find("cuda", "fused");
   REQUIRE(cuda != nullptr);
-  CHECK(cuda->status == "unavailable");
+  CHECK(cuda->status == Status::unavailable);
   CHECK(cuda->reason == "no CUDA device");
   CHECK(cuda->points.empty());
   CHECK_FALSE(cuda->fit);
@@ -544,7 +544,7 @@ TEST_CASE("a report read back names the GPUs beside the host and uses its statis
   const Report rep =
       parse_report(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump(), "x");
   CHECK(rep.machine == "testhost (NVIDIA H200)");
-  CHECK(rep.statistic == "median");
+  CHECK(rep.statistic == Statistic::median);
   CHECK(rep.find("cpu", "fused")->points[0].seconds == 1.5e-6);
 }
 
@@ -631,7 +631,7 @@ TEST_CASE("a version 1 report is read, its fixed and marginal cost computed from
   CHECK(fused->fit->power.exponent == doctest::Approx(want.power.exponent).epsilon(1e-12));
   CHECK(fused->fit->affine.marginal_s == doctest::Approx(want.affine.marginal_s).epsilon(1e-12));
   CHECK(fused->fit->affine.fixed_s == doctest::Approx(want.affine.fixed_s).epsilon(1e-12));
-  CHECK(fused->grid_stop.empty());
+  CHECK_FALSE(fused->grid_stop.has_value());
   // A version 1 fit that its points do not give is refused like a version 2 one.
   j["results"][1]["fit"]["exponent"] = 0.3;
   j["results"][1]["fit"]["ci95"] = {0.2, 0.4};
@@ -725,8 +725,8 @@ TEST_CASE("the report carries the run's quality verdict, and readers read it bac
   CHECK(j["machine"]["bandwidths"][0]["read_gbps_after"] == Json::array({12.0}));
   CHECK(j["results"][1]["points"][0]["contended"] == false);  // the fixture's points are clean
   const Report rep = parse_report(j.dump(), "r.json");
-  CHECK(rep.quality == "contended");
+  CHECK(rep.quality == QualityVerdict::contended);
   CHECK(rep.quality_reasons == run.quality.reasons);
-  CHECK(rep.origin().quality == "contended");
-  CHECK(parse_report(synthetic_report().dump(), "r.json").quality == "clean");
+  CHECK(rep.origin().quality == QualityVerdict::contended);
+  CHECK(parse_report(synthetic_report().dump(), "r.json").quality == QualityVerdict::clean);
 }

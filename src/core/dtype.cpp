@@ -3,26 +3,23 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/names.hpp"
 
 namespace readbench {
 
+namespace {
+constexpr Named<DType> kDTypeNames[] = {
+    {DType::f32, "f32"}, {DType::f16, "f16"}, {DType::bf16, "bf16"}};
+}  // namespace
+
 std::string_view to_string(DType t) {
-  switch (t) {
-    case DType::f32:
-      return "f32";
-    case DType::f16:
-      return "f16";
-    case DType::bf16:
-      return "bf16";
-  }
-  return "?";
+  return name_in(kDTypeNames, t);
 }
 
 DType parse_dtype(std::string_view s) {
-  if (s == "f32") return DType::f32;
-  if (s == "f16") return DType::f16;
-  if (s == "bf16") return DType::bf16;
-  throw InputError("unknown dtype '" + std::string(s) + "' (expected f32, f16 or bf16)");
+  if (const auto t = find_named(kDTypeNames, s)) return *t;
+  throw InputError("unknown dtype '" + std::string(s) + "' (expected " + names_of(kDTypeNames) +
+                   ")");
 }
 
 }  // namespace readbench

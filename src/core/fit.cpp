@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/names.hpp"
 
 namespace readbench {
 
@@ -60,17 +61,11 @@ std::vector<TimedPoint> guarded_points(const std::vector<TimedPoint>& all, doubl
 }
 
 std::string_view to_string(Regime r) {
-  switch (r) {
-    case Regime::flat:
-      return "flat";
-    case Regime::sublinear:
-      return "sublinear";
-    case Regime::linear:
-      return "linear";
-    case Regime::superlinear:
-      return "superlinear";
-  }
-  return "?";
+  static constexpr Named<Regime> kNames[] = {{Regime::flat, "flat"},
+                                             {Regime::sublinear, "sublinear"},
+                                             {Regime::linear, "linear"},
+                                             {Regime::superlinear, "superlinear"}};
+  return name_in(kNames, r);
 }
 
 Regime regime_of(double p) {

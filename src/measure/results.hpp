@@ -10,21 +10,15 @@
 #include "backends/backend.hpp"
 #include "core/bytes_model.hpp"
 #include "core/read_fit.hpp"
+#include "core/vocabulary.hpp"
 #include "measure/quality.hpp"
 #include "measure/sampler.hpp"
 
 namespace readbench {
 
-enum class Status { ok, unavailable, failed };
-std::string_view to_string(Status s);
-
 enum class BackendChoice { cpu, cuda, all, auto_ };
 BackendChoice parse_backend_choice(std::string_view s);  // throws InputError
 std::string_view to_string(BackendChoice b);
-
-enum class Statistic { min, median };
-Statistic parse_statistic(std::string_view s);  // throws InputError
-std::string_view to_string(Statistic s);
 
 // The grid of `--lengths auto`: x4 from 16 (so it shares the lengths 16, 64, 256, 1024, 4096)
 // until each path reaches its asymptote (read_fit.hpp), within the bounds below.
@@ -71,16 +65,6 @@ struct PointResult {
 };
 
 // Why a path's grid ended.
-enum class GridStop {
-  explicit_lengths,  // every length of an explicit --lengths list was timed
-  reached,           // auto: the asymptote was reached
-  max_length,        // auto: the next length was past --max-length
-  sweep_budget,      // auto: the next length would not fit in --sweep-budget
-  memory,            // auto: the next length needs more than its share of the memory
-  not_timed,         // the path was never timed (failed, unavailable)
-  interrupted,       // a signal stopped the run before the grid ended
-};
-std::string_view to_string(GridStop s);
 
 struct PathResult {
   std::string backend;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/names.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
 
@@ -47,21 +48,22 @@ double regime_upper_edge(Regime r) {
 void judge(CheckRow& row, const CheckOptions& o) {
   const ReportResult& b = *row.baseline;
   const ReportResult& c = *row.current;
-  if (c.status == "failed") {
-    if (b.status == "ok") {
+  const std::string base_status(to_string(b.status)), current_status(to_string(c.status));
+  if (c.status == Status::failed) {
+    if (b.status == Status::ok) {
       row.verdict = Verdict::regression;
       row.reasons.push_back(with_reason("failed in the current report", c.reason));
     } else {
-      row.reasons.push_back("failed in the current report, " + b.status + " in the baseline");
+      row.reasons.push_back("failed in the current report, " + base_status + " in the baseline");
     }
     return;
   }
-  if (c.status != "ok") {
-    row.reasons.push_back(with_reason(c.status + " in the current report", c.reason));
+  if (c.status != Status::ok) {
+    row.reasons.push_back(with_reason(current_status + " in the current report", c.reason));
     return;
   }
-  if (b.status != "ok") {
-    row.reasons.push_back(with_reason(b.status + " in the baseline", b.reason));
+  if (b.status != Status::ok) {
+    row.reasons.push_back(with_reason(base_status + " in the baseline", b.reason));
     return;
   }
   if (!b.fit) {
@@ -163,7 +165,7 @@ std::string gate_words(const CheckOptions& o) {
 std::string exponent_cell(const std::optional<ReportResult>& side,
                           const std::optional<FitResult>& compared) {
   if (!side) return "absent";
-  if (side->status != "ok") return side->status;
+  if (side->status != Status::ok) return std::string(to_string(side->status));
   if (!side->fit) return "no fit";
   const FitResult& f = compared ? *compared : side->fit->power;
   return exponent_with_ci(f.exponent, f.ci95_low, f.ci95_high, 3) + (f.ci95_low ? "" : " (no CI)");
@@ -224,7 +226,7 @@ std::string describe(const ReportOrigin& s) {
 
 Json side_to_json(const std::optional<ReportResult>& side) {
   if (!side) return nullptr;
-  return {{"status", side->status},
+  return {{"status", to_string(side->status)},
           {"reason", side->reason},
           {"fit", side->fit ? fit_to_json(*side->fit) : Json(nullptr)}};
 }
@@ -246,15 +248,9 @@ void validate(const CheckOptions& o) {
 }
 
 std::string_view to_string(Verdict v) {
-  switch (v) {
-    case Verdict::ok:
-      return "ok";
-    case Verdict::regression:
-      return "regression";
-    case Verdict::skipped:
-      return "skipped";
-  }
-  return "?";
+  static constexpr Named<Verdict> kNames[] = {
+      {Verdict::ok, "ok"}, {Verdict::regression, "regression"}, {Verdict::skipped, "skipped"}};
+  return name_in(kNames, v);
 }
 
 CheckOutcome check_reports(const Report& baseline, const Report& current, const CheckOptions& o) {
@@ -265,15 +261,16 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   out.current = current.origin();
   out.notes = judged_anyway(baseline, current, o.allow);
   out.incomplete_judged = !baseline.complete || !current.complete;
-  out.contended_judged = baseline.quality == "contended" || current.quality == "contended";
+  out.contended_judged = baseline.quality == QualityVerdict::contended ||
+                         current.quality == QualityVerdict::contended;
   // What changes the numbers must match: the workload (dtype, shape, cache), the statistic the
   // fits use, and for GPU rows the GPU model.
   std::vector<std::string> differences;
   if (baseline.config != current.config)
     differences.push_back("workload: baseline " + baseline.config + ", current " + current.config);
   if (baseline.statistic != current.statistic)
-    differences.push_back("statistic: baseline " + baseline.statistic + ", current " +
-                          current.statistic);
+    differences.push_back("statistic: baseline " + std::string(to_string(baseline.statistic)) +
+                          ", current " + std::string(to_string(current.statistic)));
   std::string gpu_difference;
   if (baseline.gpu_models != current.gpu_models && !baseline.gpu_models.empty() &&
       !current.gpu_models.empty())

@@ -45,7 +45,7 @@ std::vector<std::string> judged_anyway(const Report& baseline, const Report& cur
     }
     // A contended report's numbers carry the machine's other work: neither a pass nor a fail
     // from it means anything about the read.
-    if (report->quality == "contended") {
+    if (report->quality == QualityVerdict::contended) {
       std::string why;
       for (const std::string& r : report->quality_reasons) why += (why.empty() ? "" : "; ") + r;
       const std::string which = std::string(what) + " " + report->source + " is contended" +

@@ -42,7 +42,9 @@ CompareEntry entry_for(const ReportResult* r, std::optional<double> length, bool
     return e;
   }
   e.reason = r->reason;
-  e.status = r->status != "ok" ? r->status : r->points.empty() ? "not timed" : "ok";
+  e.status = r->status != Status::ok ? std::string(to_string(r->status))
+             : r->points.empty()     ? "not timed"
+                                     : "ok";
   if (e.status != "ok") return e;
   e.fit = r->fit;
   if (!length) return e;  // ok, with an exponent, but no length in common for a cost
@@ -70,7 +72,7 @@ Comparison compare_reports(const std::vector<Report>& reports) {
   // every report carries (a min over a median would be no ratio at all).
   c.statistic = reports[0].statistic;
   for (const Report& r : reports)
-    if (r.statistic != c.statistic) c.statistic = "min";
+    if (r.statistic != c.statistic) c.statistic = Statistic::min;
 
   std::vector<Key> keys;  // timed in some report, in the order they first appear
   for (const Report& rep : reports)
@@ -92,7 +94,7 @@ Comparison compare_reports(const std::vector<Report>& reports) {
     }
     CompareRow row{backend, path, common_longest(have), {}};
     for (const ReportResult* r : found)
-      row.entries.push_back(entry_for(r, row.length, c.statistic == "min"));
+      row.entries.push_back(entry_for(r, row.length, c.statistic == Statistic::min));
     const CompareEntry first = row.entries[0];
     const auto marginal = [](const CompareEntry& e) {
       return e.fit && e.fit->affine.marginal_s > 0 ? std::optional(e.fit->affine.marginal_s)
@@ -173,7 +175,7 @@ std::string format_compare_markdown(const Comparison& c) {
   std::ostringstream os;
   os << "| backend/path | measure |";
   for (const ReportOrigin& r : c.reports)
-    os << ' ' << markdown_cell(r.name() + (r.quality == "contended" ? " (contended)" : "")) << " |";
+    os << ' ' << markdown_cell(r.name() + (r.quality == QualityVerdict::contended ? " (contended)" : "")) << " |";
   os << "\n|---|---|";
   for (std::size_t i = 0; i < c.reports.size(); ++i) os << "---|";
   os << '\n';
@@ -198,10 +200,10 @@ std::string format_compare_markdown(const Comparison& c) {
   std::string mixed;
   for (const ReportOrigin& r : c.reports)
     if (r.statistic != c.statistic)
-      mixed += (mixed.empty() ? "" : ", ") + r.source + ": " + r.statistic;
+      mixed += (mixed.empty() ? "" : ", ") + r.source + ": " + std::string(to_string(r.statistic));
   os << "\nMarginal ns/token: b of t = t0 + b*L over each report's fitted lengths, the "
         "figure to compare machines by (#1 the lowest); fixed cost: t0. ";
-  os << "ns/token at L: the " << c.statistic
+  os << "ns/token at L: the " << to_string(c.statistic)
      << " time per call at L over L, where L is the longest "
      << "length every report timed";
   if (!mixed.empty())
@@ -210,7 +212,7 @@ std::string format_compare_markdown(const Comparison& c) {
   os << ". (×) is the cost ratio and (±) the exponent difference to "
      << markdown_cell(c.reports[0].name()) << ".\n";
   for (const ReportOrigin& r : c.reports)
-    if (r.quality == "contended")
+    if (r.quality == QualityVerdict::contended)
       os << "\n"
          << markdown_cell(r.name())
          << " is marked contended: the machine's other work is in its numbers (its report says "
@@ -229,7 +231,7 @@ std::string format_compare_csv(const Comparison& c) {
       const CompareEntry& e = row.entries[i];
       const ReportOrigin& r = c.reports[i];
       os << csv_cell(row.backend) << ',' << csv_cell(row.path) << ',' << csv_cell(r.source) << ','
-         << csv_cell(r.machine) << ',' << c.statistic << ',' << csv_number(row.length) << ','
+         << csv_cell(r.machine) << ',' << to_string(c.statistic) << ',' << csv_number(row.length) << ','
          << csv_cell(e.status) << ',' << csv_cell(e.reason) << ',' << csv_number(e.seconds) << ','
          << csv_number(e.per_token_s) << ',' << csv_number(e.cost_ratio) << ','
          << (e.fit ? strprintf("%.9g", e.fit->power.exponent) : "") << ','
@@ -248,7 +250,7 @@ Json compare_to_json(const Comparison& c) {
   Json out;
   out["reports"] = Json::array();
   for (const ReportOrigin& r : c.reports) out["reports"].push_back(origin_to_json(r));
-  out["statistic"] = c.statistic;
+  out["statistic"] = to_string(c.statistic);
   out["notes"] = c.notes;
   out["rows"] = Json::array();
   for (const CompareRow& row : c.rows) {

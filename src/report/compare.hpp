@@ -38,7 +38,7 @@ struct CompareRow {
 
 struct Comparison {
   std::vector<ReportOrigin> reports;
-  std::string statistic;           // of every cost: the reports' own, or min where they differ
+  Statistic statistic = Statistic::min;  // of every cost: the reports' own, or min if they differ
   std::vector<CompareRow> rows;    // in the order backend/paths first appear in the reports
   std::vector<std::string> notes;  // caveats that change no number: incomplete reports
 };

@@ -70,7 +70,7 @@ Json export_gab(const Report& r) {
            {"unit", "ns"},
            {"value", ns(p.seconds)},
            {"extra", strprintf("statistic %s; min %.9g ns, median %.9g ns; %.3g GB/s",
-                               r.statistic.c_str(), ns(p.min_s), ns(p.median_s), p.gbps)}});
+                               std::string(to_string(r.statistic)).c_str(), ns(p.min_s), ns(p.median_s), p.gbps)}});
     if (!res->fit) continue;
     const FitResult& f = res->fit->power;
     const AffineFit& a = res->fit->affine;

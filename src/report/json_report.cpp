@@ -81,7 +81,7 @@ Json load_to_json(const std::optional<LoadSample>& l) {
 }
 
 Json quality_to_json(const Quality& q) {
-  return {{"verdict", q.contended ? "contended" : "clean"},
+  return {{"verdict", to_string(q.contended ? QualityVerdict::contended : QualityVerdict::clean)},
           {"reasons", q.reasons},
           {"load_before", load_to_json(q.load_before)},
           {"load_after", load_to_json(q.load_after)}};

@@ -170,7 +170,7 @@ std::vector<std::string> status_notes(const Report& rep) {
   std::vector<std::pair<std::string, std::string>> lines;  // labels, why
   for (const ReportResult& r : rep.results) {
     if (r.timed()) continue;
-    std::string why = r.status == "ok" ? "nothing timed" : r.status;
+    std::string why(r.status == Status::ok ? "nothing timed" : to_string(r.status));
     if (!r.reason.empty()) why += " (" + one_line(r.reason) + ")";
     if (!lines.empty() && lines.back().second == why)
       lines.back().first += ", " + r.label();
@@ -305,7 +305,7 @@ std::string plot_svg(const Report& rep) {
   const std::string subtitle =
       rep.config + " · readbench " + rep.git_commit +
       (rep.complete ? "" : " · " + rep.incompleteness()) +
-      (rep.quality == "contended"
+      (rep.quality == QualityVerdict::contended
            ? " · CONTENDED: " + one_line(rep.quality_reasons.empty() ? std::string("see the report")
                                                                      : rep.quality_reasons[0])
            : std::string());
@@ -336,7 +336,7 @@ std::string plot_svg(const Report& rep) {
            width, height, width, height)
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     << text("title", 10, 26, "font-size=\"16\" font-weight=\"bold\"", title)
-    << text("subtitle", 10, 46, "fill=\"#555\"", subtitle) << axes(x, y, rep.statistic);
+    << text("subtitle", 10, 46, "fill=\"#555\"", subtitle) << axes(x, y, std::string(to_string(rep.statistic)));
 
   // Each series: its fitted line, the exponent beside the line's end, its markers.
   std::size_t fitted_index = 0;

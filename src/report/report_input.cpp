@@ -55,6 +55,14 @@ class Reader {
       fail(where + "." + key, "must be positive, got " + json(v).dump());
     return v;
   }
+  // One of an enum's words (core/vocabulary.hpp), as the enum.
+  template <class E, std::size_t N>
+  E word(const json& obj, const std::string& where, const char* key,
+         const Named<E> (&table)[N]) const {
+    const std::string s = text(obj, where, key);
+    if (const auto v = find_named(table, s)) return *v;
+    fail(where + "." + key, "'" + s + "' is not " + names_of(table));
+  }
   const json& array(const json& obj, const std::string& where, const char* key) const {
     const json& v = field(obj, where, key);
     if (!v.is_array()) fail(where + "." + key, "is not an array");
@@ -120,8 +128,8 @@ nlohmann::ordered_json origin_to_json(const ReportOrigin& o) {
   return {{"source", o.source},
           {"machine", o.machine},
           {"git_commit", o.git_commit},
-          {"statistic", o.statistic},
-          {"quality", o.quality}};
+          {"statistic", to_string(o.statistic)},
+          {"quality", to_string(o.quality)}};
 }
 
 std::vector<TimedPoint> ReportResult::timed_points() const {
@@ -160,9 +168,7 @@ Report report_from_json(const json& j, const std::string& source) {
     if (!rep.complete) rep.signal = r.text(j, "report", "signal");
   }
   const json& config = r.field(j, "report", "config");
-  rep.statistic = r.text(config, "config", "statistic");
-  if (rep.statistic != "min" && rep.statistic != "median")
-    r.fail("config.statistic", "'" + rep.statistic + "' is not min or median");
+  rep.statistic = r.word(config, "config", "statistic", kStatisticNames);
   auto whole = [&](const char* key, int most) {
     return std::to_string(r.integer(config, "config", key, 1, most));
   };
@@ -173,9 +179,7 @@ Report report_from_json(const json& j, const std::string& source) {
   // Reports written before the verdict existed carry none: they read as clean.
   if (j.contains("quality")) {
     const json& q = r.field(j, "report", "quality");
-    rep.quality = r.text(q, "quality", "verdict");
-    if (rep.quality != "clean" && rep.quality != "contended")
-      r.fail("quality.verdict", "'" + rep.quality + "' is not clean or contended");
+    rep.quality = r.word(q, "quality", "verdict", kQualityVerdictNames);
     for (const json& why : r.array(q, "quality", "reasons"))
       if (why.is_string()) rep.quality_reasons.push_back(why.get<std::string>());
   }
@@ -210,9 +214,7 @@ Report report_from_json(const json& j, const std::string& source) {
     if (rep.find(out.backend, out.path))
       r.fail(where,
              "repeats " + out.backend + "/" + out.path + ": one result per backend and path");
-    out.status = r.text(res, where, "status");
-    if (out.status != "ok" && out.status != "unavailable" && out.status != "failed")
-      r.fail(where + ".status", "'" + out.status + "' is not ok, unavailable or failed");
+    out.status = r.word(res, where, "status", kStatusNames);
     out.reason = r.text(res, where, "reason");
     const json& points = r.array(res, where, "points");
     for (std::size_t k = 0; k < points.size(); ++k) {
@@ -224,7 +226,7 @@ Report report_from_json(const json& j, const std::string& source) {
       p.gbps = r.positive(points[k], at, "gbps");  // bytes over a positive time
       if (points[k].contains("ceiling_fraction")) r.positive(points[k], at, "ceiling_fraction");
       p.kv_bytes = points[k].contains("kv_bytes") ? r.positive(points[k], at, "kv_bytes") : 0;
-      p.seconds = rep.statistic == "min" ? p.min_s : p.median_s;
+      p.seconds = rep.statistic == Statistic::min ? p.min_s : p.median_s;
       if (!out.points.empty() && !(p.length > out.points.back().length))
         r.fail(at + ".length", json(p.length).dump() + " does not follow " +
                                    json(out.points.back().length).dump() +
@@ -235,7 +237,7 @@ Report report_from_json(const json& j, const std::string& source) {
       out.points.push_back(p);
     }
     if (res.contains("grid")) {
-      out.grid_stop = r.text(r.field(res, where, "grid"), where + ".grid", "stop");
+      out.grid_stop = r.word(r.field(res, where, "grid"), where + ".grid", "stop", kGridStopNames);
       out.grid_reason = r.text(res["grid"], where + ".grid", "reason");
     }
     const json& fit = r.field(res, where, "fit");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/read_fit.hpp"
+#include "core/vocabulary.hpp"
 
 namespace readbench {
 
@@ -24,21 +25,22 @@ struct ReportPoint {
 
 struct ReportResult {
   std::string backend, path;
-  std::string status;  // ok, unavailable or failed
+  Status status = Status::ok;
   std::string reason;
   std::vector<ReportPoint> points;  // in the report's order (increasing length)
   std::optional<ReadFit> fit;       // null where nothing was timed or the fit was refused
-  std::string grid_stop;            // why the grid ended (version 2; empty in version 1)
+  std::optional<GridStop> grid_stop;  // why the grid ended (version 2; none in version 1)
   std::string grid_reason;
   std::string label() const { return backend + "/" + path; }
   std::vector<TimedPoint> timed_points() const;
-  bool timed() const { return status == "ok" && !points.empty(); }
+  bool timed() const { return status == Status::ok && !points.empty(); }
 };
 
 // Where a report came from, as check and compare name it beside its numbers.
 struct ReportOrigin {
-  std::string source, machine, git_commit, statistic;
-  std::string quality = "clean";  // clean or contended
+  std::string source, machine, git_commit;
+  Statistic statistic = Statistic::min;
+  QualityVerdict quality = QualityVerdict::clean;
   std::string name() const { return source + " (" + machine + ")"; }
 };
 nlohmann::ordered_json origin_to_json(const ReportOrigin& o);
@@ -47,9 +49,9 @@ struct Report {
   std::string source;      // file name, or "stdin"
   std::string machine;     // hostname, with the GPUs' names where there are any
   std::string git_commit;  // of the readbench that wrote it
-  std::string statistic;   // min or median
+  Statistic statistic = Statistic::min;
   int schema_version = 0;
-  std::string quality = "clean";        // clean or contended (version 1 reports: clean)
+  QualityVerdict quality = QualityVerdict::clean;  // version 1 reports: clean
   std::vector<std::string> gpu_models;  // machine.gpus[].name, in order
   std::vector<std::string> quality_reasons;
   // False for a run a signal stopped (`complete` in the report; a report without it, as every

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/names.hpp"
+
 namespace readbench::cpu {
 
 namespace {
@@ -112,13 +114,9 @@ Quota v1_quota(std::string_view cgroup, const fs::path& root) {
 }  // namespace
 
 std::string_view to_string(CpuLimit l) {
-  switch (l) {
-    case CpuLimit::affinity:
-      return "affinity";
-    case CpuLimit::quota:
-      return "quota";
-  }
-  return "affinity";
+  static constexpr Named<CpuLimit> kNames[] = {{CpuLimit::affinity, "affinity"},
+                                               {CpuLimit::quota, "quota"}};
+  return name_in(kNames, l);
 }
 
 std::optional<double> parse_cpu_max(std::string_view text) {
