@@ -46,8 +46,7 @@ void print(const char* format, Args... args) {
 
 int run(const VerifyOptions& o) {
   o.shape.validate();
-  if (o.threads < 0) throw InputError("--threads must be >= 0, got " + std::to_string(o.threads));
-  if (o.device < 0) throw InputError("--device must be >= 0, got " + std::to_string(o.device));
+  validate_backend_options(o.threads, o.device);
   const BackendChoice choice = parse_backend_choice(o.backend);
   const auto dtypes = parse_dtypes(o.dtypes);
   std::vector<std::int64_t> lengths;
@@ -59,44 +58,31 @@ int run(const VerifyOptions& o) {
   } else {
     lengths = parse_lengths(o.lengths);
   }
-  const bool explicit_choice = choice == BackendChoice::cpu || choice == BackendChoice::cuda;
-  const BackendFactory open = default_backend_factory(o.threads, o.device);
-
-  // Under auto or all, a backend that cannot run is reported and the others still checked.
-  auto skip = [&](const std::string& name, const char* status, const char* why) {
-    if (explicit_choice) throw InputError("--backend " + name + " cannot run: " + why);
-    print("%-7s %s: %s\n", name.c_str(), status, why);
-  };
   bool all_passed = true, header_printed = false;
-  for (const std::string& name : backend_names(choice)) {
-    try {
-      std::unique_ptr<Backend> backend = open(name);
-      for (DType t : dtypes)
-        for (std::int64_t len : lengths) {
-          const Workload w{o.shape, t, len, 1, o.seed};
-          const auto checks = check_paths(*backend, w, {Path::gather, Path::fused});
-          if (!header_printed) {
-            print("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L", "error",
-                  "tolerance", "result");
-            header_printed = true;
-          }
-          for (const CheckResult& c : checks) {
-            all_passed = all_passed && c.passed;
-            print("%-7s %-5s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
-                  std::string(to_string(t)).c_str(), std::string(to_string(c.path)).c_str(),
-                  (long long)len, c.error, c.tolerance, c.passed ? "pass" : "FAIL");
-          }
+  const auto check = [&](const std::string& name, Backend& backend) {
+    for (DType t : dtypes)
+      for (std::int64_t len : lengths) {
+        const Workload w{o.shape, t, len, 1, o.seed};
+        const auto checks = check_paths(backend, w, {Path::gather, Path::fused});
+        if (!header_printed) {
+          print("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L", "error",
+                "tolerance", "result");
+          header_printed = true;
         }
-    } catch (const OutputError&) {
-      throw;  // stdout failed: not a reason this backend cannot run
-    } catch (const BackendUnavailable& e) {
-      skip(name, "unavailable", e.what());
-    } catch (const BackendError& e) {
-      skip(name, "failed", e.what());
-    } catch (const InputError& e) {  // a shape this backend does not support
-      skip(name, "failed", e.what());
-    }
-  }
+        for (const CheckResult& c : checks) {
+          all_passed = all_passed && c.passed;
+          print("%-7s %-5s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
+                std::string(to_string(t)).c_str(), std::string(to_string(c.path)).c_str(),
+                (long long)len, c.error, c.tolerance, c.passed ? "pass" : "FAIL");
+        }
+      }
+    return true;
+  };
+  // Under auto or all, a backend that cannot run is reported and the others still checked.
+  const auto skipped = [&](const std::string& name, Status status, const std::string& why) {
+    print("%-7s %s: %s\n", name.c_str(), std::string(to_string(status)).c_str(), why.c_str());
+  };
+  for_each_backend(choice, default_backend_factory(o.threads, o.device), check, skipped);
   return all_passed ? 0 : 1;
 }
 

@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/strprintf.hpp"
+#include "measure/backend_policy.hpp"
 #include "measure/verify.hpp"
 
 namespace readbench {
@@ -313,25 +314,6 @@ int replicas_for(std::int64_t bytes_per_call, std::int64_t cache_bytes, double r
   return int(std::clamp(std::min(evict, batch), 1.0, 256.0));
 }
 
-std::vector<std::string> backend_names(BackendChoice c) {
-  switch (c) {
-    case BackendChoice::cpu:
-      return {"cpu"};
-    case BackendChoice::cuda:
-      return {"cuda"};
-    case BackendChoice::all:
-    case BackendChoice::auto_:
-      return {"cpu", "cuda"};
-  }
-  return {};
-}
-
-BackendFactory default_backend_factory(int threads, int device) {
-  return [threads, device](const std::string& name) {
-    return name == "cpu" ? make_cpu_backend(threads) : make_cuda_backend(device);
-  };
-}
-
 void validate(const SweepConfig& c) {
   c.shape.validate();
   validate(c.sampling);
@@ -343,8 +325,7 @@ void validate(const SweepConfig& c) {
   if (!std::isfinite(c.sweep_budget_s) || c.sweep_budget_s <= 0)
     throw InputError("--sweep-budget must be a finite number of seconds > 0, got " +
                      fmt(c.sweep_budget_s));
-  if (c.threads < 0) throw InputError("--threads must be >= 0, got " + std::to_string(c.threads));
-  if (c.device < 0) throw InputError("--device must be >= 0, got " + std::to_string(c.device));
+  validate_backend_options(c.threads, c.device);
   if (c.fit_from && (!std::isfinite(*c.fit_from) || *c.fit_from < 0))
     throw InputError("--fit-from must be auto or a finite length >= 0, got " +
                      format_number(*c.fit_from));
@@ -359,52 +340,48 @@ void validate(const SweepConfig& c) {
 RunResult run_sweep(const SweepConfig& c, const Progress& progress, const BackendFactory& factory) {
   validate(c);
   const BackendFactory open = factory ? factory : default_backend_factory(c.threads, c.device);
-  const bool explicit_choice = c.backend == BackendChoice::cpu || c.backend == BackendChoice::cuda;
   RunResult run;
   run.config = c;
   run.quality.load_before = read_load();
-  for (const std::string& name : backend_names(c.backend)) {
-    BackendResult info;
+  // Every path of a backend that cannot run, or fails midway, carries the reason; under an
+  // explicit --backend that is an InputError instead (backend_policy.hpp). One that failed
+  // midway keeps the facts and ceilings it had measured.
+  BackendResult info;
+  const auto skipped = [&](const std::string& name, Status status, const std::string& why) {
+    if (info.name != name) info = BackendResult{};
     info.name = name;
+    info.status = status;
+    info.reason = why;
+    for (Path p : c.paths) {
+      PathResult r;
+      r.backend = name;
+      r.path = p;
+      r.status = status;
+      r.reason = why;
+      run.results.push_back(r);
+    }
+    run.backends.push_back(info);
+  };
+  const auto measure = [&](const std::string& name, Backend& backend) {
+    info = BackendResult{};
+    info.name = name;
+    info.timer_resolution_s = backend.timer_resolution_s();
+    info.cache_bytes = backend.cache_bytes();
+    info.gpu = backend.gpu_info();
+    info.details = backend.details();
     std::vector<PathResult> mine;
-    // Every path of a backend that cannot run, or fails midway, carries the reason.
-    auto give_up = [&](Status status, const std::string& why) {
-      if (explicit_choice) throw InputError("--backend " + name + " cannot run: " + why);
-      info.status = status;
-      info.reason = why;
-      mine.clear();
-      for (Path p : c.paths) {
-        PathResult r;
-        r.backend = name;
-        r.path = p;
-        r.status = status;
-        r.reason = why;
-        mine.push_back(r);
-      }
-    };
     try {
-      std::unique_ptr<Backend> backend = open(name);
-      info.timer_resolution_s = backend->timer_resolution_s();
-      info.cache_bytes = backend->cache_bytes();
-      info.gpu = backend->gpu_info();
-      info.details = backend->details();
-      run_backend(*backend, c, info, mine, progress);
-      info.device_conditions = backend->device_conditions();
-    } catch (const BackendUnavailable& e) {
-      give_up(Status::unavailable, e.what());
-    } catch (const BackendError& e) {
-      give_up(Status::failed, e.what());
-    } catch (const InputError& e) {
-      // A shape this backend does not support (e.g. a CUDA head dim): the others may.
-      give_up(Status::failed, e.what());
+      run_backend(backend, c, info, mine, progress);
+      info.device_conditions = backend.device_conditions();
     } catch (const Interrupted& e) {
       run.signal = e.signal();
       stop_backend(c, info, mine);
     }
     for (auto& r : mine) run.results.push_back(std::move(r));
     run.backends.push_back(info);
-    if (!run.complete()) break;  // the backends after it are not started
-  }
+    return run.complete();  // after a signal no further backend starts
+  };
+  for_each_backend(c.backend, open, measure, skipped);
 
   // gather / fused per (backend, length) where both were timed.
   std::map<std::pair<std::string, std::int64_t>,

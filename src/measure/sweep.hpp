@@ -1,16 +1,10 @@
 #pragma once
 // The main job: for each backend, measure its ceilings, verify each path, time each path at
 // each length, fit, and compute speedups.
+#include "measure/backend_policy.hpp"
 #include "measure/results.hpp"
 
 namespace readbench {
-
-// The backends a choice names, in order: "cpu", "cuda".
-std::vector<std::string> backend_names(BackendChoice c);
-
-// Opens a backend by name; the sweep takes another factory in tests.
-using BackendFactory = std::function<std::unique_ptr<Backend>(const std::string& name)>;
-BackendFactory default_backend_factory(int threads, int device);
 
 // Throws InputError on a bad configuration, and when a backend asked for explicitly
 // (`--backend cpu` or `cuda`) cannot run or fails. Under `auto` or `all` a backend that cannot
