@@ -6,17 +6,10 @@
 # Usage: bench/h200/auto_grid_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
-bin=$(cd "$(dirname "$0")/../../.scratch/rb" && pwd)
-export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-rb=$bin/readbench
-log=$out/device.log
-smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu --format=csv,noheader; }
-step() { echo "== $*" | tee -a "$log"; }
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all
 
 step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
-step "gpu tests"
-timeout 120 "$bin/readbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
-echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.log")" | tee -a "$log"
+gpu_tests
 for i in 1 2; do
   step "plain readbench run $i"
   start=$(date +%s%N)

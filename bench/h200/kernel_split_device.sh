@@ -8,27 +8,12 @@
 # Usage: bench/h200/kernel_split_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
-bin=$(cd "$(dirname "$0")/../../.scratch/rb" && pwd)
-export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-rb=$bin/readbench
-log=$out/device.log
-smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu --format=csv,noheader; }
-step() { echo "== $*" | tee -a "$log"; }
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all
 
 step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
-step "gpu tests"
-timeout 120 "$bin/readbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
-echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.log")" | tee -a "$log"
+gpu_tests
 
-step "verify: all dtypes, GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000, 65537"
-for heads in "8 8" "32 8" "64 8"; do
-  set -- $heads
-  for b in 1 7; do
-    timeout 120 "$rb" verify --backend cuda --q-heads "$1" --kv-heads "$2" -b "$b" \
-      --lengths 1,16,17,1000,65537 >> "$out/verify.log" 2>&1
-    echo "verify Hq=$1 Hkv=$2 B=$b rc=$? fails=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
-  done
-done
+verify_all
 
 step "timing: B=32 L=16384 and B=1 L=4096, bf16, cold"
 timeout 120 "$rb" run --backend cuda -b 32 -L 16384 --json "$out/h200-b32.json" > /tmp/h200-b32.txt 2>&1

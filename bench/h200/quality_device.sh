@@ -5,18 +5,11 @@
 # Usage: bench/h200/quality_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
-bin=$(cd "$(dirname "$0")/../../.scratch/rb" && pwd)
-export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-rb=$bin/readbench
-log=$out/device.log
-smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu --format=csv,noheader; }
-step() { echo "== $*" | tee -a "$log"; }
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all
 verdict() { python3 -c "import json,sys; q=json.load(open(sys.argv[1]))['quality']; print(q['verdict'], q['reasons'])" "$1"; }
 
 step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
-step "gpu tests"
-timeout 120 "$bin/readbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
-echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.log")" | tee -a "$log"
+gpu_tests
 step "plain readbench run"
 start=$(date +%s%N)
 timeout 300 "$rb" run --json "$out/h200-plain.json" > "$out/h200-plain.txt" 2>&1

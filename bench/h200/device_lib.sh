@@ -1,0 +1,31 @@
+# Sourced by the *_device.sh scripts that run on the GPU machine over binaries built here and
+# carried in .scratch/rb (readbench, readbench_gpu_tests, libgomp.so.1). Expects `out` (the
+# results folder); sets `bin`, `rb`, `log` and the library path; defines:
+#   smi           the GPU's name, driver, clocks, temperature, power and utilization
+#   step MESSAGE  a heading, on the terminal and in device.log
+#   gpu_tests     readbench_gpu_tests into gpu_tests.log, its counts into device.log
+#   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
+#                 65537 into verify.log, one line each into device.log
+bin=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/rb" && pwd)
+export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+rb=$bin/readbench
+log=$out/device.log
+smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu --format=csv,noheader; }
+step() { echo "== $*" | tee -a "$log"; }
+gpu_tests() {
+  step "gpu tests"
+  timeout 120 "$bin/readbench_gpu_tests" > "$out/gpu_tests.log" 2>&1
+  echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.log")" | tee -a "$log"
+}
+verify_all() {
+  step "verify: all dtypes, GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000, 65537"
+  local heads b
+  for heads in "8 8" "32 8" "64 8"; do
+    set -- $heads
+    for b in 1 7; do
+      timeout 120 "$rb" verify --backend cuda --q-heads "$1" --kv-heads "$2" -b "$b" \
+        --lengths 1,16,17,1000,65537 >> "$out/verify.log" 2>&1
+      echo "verify Hq=$1 Hkv=$2 B=$b rc=$? fails=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
+    done
+  done
+}
