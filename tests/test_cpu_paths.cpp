@@ -15,23 +15,15 @@
 #include "core/errors.hpp"
 #include "core/reference.hpp"
 #include "measure/verify.hpp"
+#include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::make_shape;
 
 // cpu::baseline:: kernels (paged_attention.hpp) run only where the processor lacks AVX-512,
 // so they are called directly here to be tested on every machine.
 
 namespace {
-
-Shape make_shape(int batch, int q_heads, int kv_heads, int head_dim, int block_size) {
-  Shape s;
-  s.batch = batch;
-  s.q_heads = q_heads;
-  s.kv_heads = kv_heads;
-  s.head_dim = head_dim;
-  s.block_size = block_size;
-  return s;
-}
 
 // Checks both paths on one workload; every failure names the configuration.
 void check_both_paths(Backend& backend, const Shape& s, DType t, std::int64_t length,

@@ -154,12 +154,7 @@ TEST_CASE("a recorded signal stops both CPU reads before they read any history")
   // Without the flag every output is finite; with it no task reads a chunk, so the softmax
   // sums stay empty and every output is 0/0. One and two threads; one slice and several.
   const CleanInterrupt clean;
-  Shape s;
-  s.batch = 2;
-  s.q_heads = 8;
-  s.kv_heads = 2;
-  s.head_dim = 64;
-  s.block_size = 16;
+  const Shape s = readbench::test::make_shape(2, 8, 2, 64, 16);
   for (std::int64_t length : {40, 3000})
     for (int threads : {1, 2}) {
       CAPTURE(length);

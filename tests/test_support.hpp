@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/shape.hpp"
 
 namespace readbench::test {
 
@@ -16,6 +17,17 @@ std::string error_message(F&& f) {
     return e.what();
   }
   return "";
+}
+
+// A shape from its five numbers: B, Hq, Hkv, D, S.
+inline Shape make_shape(int batch, int q_heads, int kv_heads, int head_dim, int block_size) {
+  Shape s;
+  s.batch = batch;
+  s.q_heads = q_heads;
+  s.kv_heads = kv_heads;
+  s.head_dim = head_dim;
+  s.block_size = block_size;
+  return s;
 }
 
 }  // namespace readbench::test
