@@ -260,7 +260,9 @@ TEST_CASE("cold timing primes each new shape and dtype and leaves the checks cor
   const std::pair<Shape, DType> cases[] = {{make_shape(1, 8, 2, 40, 8), DType::f32},
                                            {make_shape(3, 32, 8, 128, 16), DType::bf16},
                                            {make_shape(2, 12, 2, 64, 32), DType::f16}};
-  for (const auto& [s, t] : cases) {
+  for (const auto& c : cases) {
+    const Shape& s = c.first;
+    const DType t = c.second;  // not a structured binding: CAPTURE needs clang 16 for those
     CAPTURE(to_string(t));
     backend->prepare(make_host_workload(Workload{s, t, 50, 2, 5}));
     for (Path p : {Path::gather, Path::fused}) {

@@ -35,8 +35,9 @@ bool relative_close(double a, double b, double tol) {
 // --- the affine fit -------------------------------------------------------------------------
 
 TEST_CASE("an exact affine series gives back its fixed and marginal cost to 1e-9") {
-  for (const auto& [t0, b] :
-       {std::pair{4e-6, 1e-9}, std::pair{2e-5, 3e-7}, std::pair{1e-3, 1e-12}}) {
+  // Plain variables, not structured bindings: clang before 16 cannot capture those (CAPTURE).
+  for (const auto& costs : {std::pair{4e-6, 1e-9}, std::pair{2e-5, 3e-7}, std::pair{1e-3, 1e-12}}) {
+    const double t0 = costs.first, b = costs.second;
     CAPTURE(t0);
     CAPTURE(b);
     const AffineFit f = fit_affine(affine_series(t0, b, 16, 8));

@@ -251,9 +251,12 @@ TEST_CASE("an explicit --backend that is unavailable is an input error naming it
 }
 
 TEST_CASE("an explicit --backend that throws BackendError is an input error naming it") {
-  for (const auto& [choice, name] :
+  // Plain variables, not structured bindings: clang before 16 cannot capture those.
+  for (const auto& backend :
        {std::pair{BackendChoice::cpu, "cpu"}, std::pair{BackendChoice::cuda, "cuda"}})
     for (FailAt where : {FailAt::open, FailAt::prepare, FailAt::time_calls}) {
+      const BackendChoice choice = backend.first;
+      const char* name = backend.second;
       CAPTURE(name);
       CAPTURE(int(where));
       Fakes fakes;

@@ -41,6 +41,7 @@ struct BackendDetails {
   std::string threads_from;  // what set `threads`: "--threads", "affinity" or "cgroup quota"
   std::string wait_policy;   // how idle CPU workers wait, e.g. "GOMP_SPINCOUNT=10000 (default)"
   std::string monitor;       // what watches the device for other work: "nvml", or why nothing
+  std::string cache_from;    // where cache_bytes came from: "sysfs", or what was assumed
 };
 
 class Backend {

@@ -212,6 +212,9 @@ std::string format_compare_markdown(const Comparison& c) {
   os << ". (×) is the cost ratio and (±) the exponent difference to "
      << markdown_cell(c.reports[0].name()) << ".\n";
   for (const ReportOrigin& r : c.reports)
+    if (!r.cpu.empty())
+      os << "\nCPU of " << markdown_cell(r.name()) << ": " << markdown_cell(r.cpu) << ".\n";
+  for (const ReportOrigin& r : c.reports)
     if (r.quality == QualityVerdict::contended)
       os << "\n"
          << markdown_cell(r.name())

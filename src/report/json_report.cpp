@@ -116,6 +116,7 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
       if (!b.details.threads_from.empty()) entry["threads_from"] = b.details.threads_from;
       if (!b.details.wait_policy.empty()) entry["wait_policy"] = b.details.wait_policy;
       if (!b.details.monitor.empty()) entry["monitor"] = b.details.monitor;
+      if (!b.details.cache_from.empty()) entry["cache_bytes_from"] = b.details.cache_from;
       const auto runs = [](const std::vector<Bandwidths>& v, double Bandwidths::*field) {
         Json out = Json::array();
         for (const Bandwidths& x : v) out.push_back(x.*field);
@@ -168,12 +169,13 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
   if (!run.complete()) report["signal"] = signal_name(run.signal);
   report["tool"] = {{"name", "readbench"}, {"version", kVersion}, {"git_commit", kGitCommit}};
   report["created_at"] = created_at;
-  report["machine"] = {{"hostname", host.hostname},
-                       {"os", host.os},
-                       {"cpu", {{"model", host.cpu_model}, {"cores", host.cpu_cores}}},
-                       {"memory_bytes", host.memory_bytes},
-                       {"gpus", gpus},
-                       {"bandwidths", bandwidths}};
+  report["machine"] = {
+      {"hostname", host.hostname},
+      {"os", host.os},
+      {"cpu", {{"model", host.cpu_model}, {"arch", host.arch}, {"cores", host.cpu_cores}}},
+      {"memory_bytes", host.memory_bytes},
+      {"gpus", gpus},
+      {"bandwidths", bandwidths}};
   report["config"] = config_to_json(run.config);
   report["quality"] = quality_to_json(run.quality);
   report["backends"] = backends;

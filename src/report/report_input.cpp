@@ -125,11 +125,13 @@ void check_stored_fit(const Reader& r, const json& f, const std::string& where,
 }  // namespace
 
 nlohmann::ordered_json origin_to_json(const ReportOrigin& o) {
-  return {{"source", o.source},
-          {"machine", o.machine},
-          {"git_commit", o.git_commit},
-          {"statistic", to_string(o.statistic)},
-          {"quality", to_string(o.quality)}};
+  nlohmann::ordered_json j = {{"source", o.source},
+                              {"machine", o.machine},
+                              {"git_commit", o.git_commit},
+                              {"statistic", to_string(o.statistic)},
+                              {"quality", to_string(o.quality)}};
+  if (!o.cpu.empty()) j["cpu"] = o.cpu;
+  return j;
 }
 
 std::vector<TimedPoint> ReportResult::timed_points() const {
@@ -192,6 +194,15 @@ Report report_from_json(const json& j, const std::string& source) {
       rep.gpu_models.push_back(g["name"].get<std::string>());
     }
   if (!gpus.empty()) rep.machine += " (" + gpus + ")";
+  // Optional facts (reports before them lack them): the architecture and the CPU kernels.
+  const json& cpu = r.field(machine, "machine", "cpu");
+  if (cpu.is_object() && cpu.contains("arch")) rep.cpu = r.text(cpu, "machine.cpu", "arch");
+  if (j.contains("backends") && j["backends"].is_array())
+    for (const json& b : j["backends"])
+      if (b.is_object() && b.value("name", json()) == "cpu" && b.contains("kernels") &&
+          b["kernels"].is_string())
+        rep.cpu +=
+            (rep.cpu.empty() ? "" : ", ") + ("CPU kernels " + b["kernels"].get<std::string>());
 
   // Each backend's read ceiling, for the effective bandwidth of its fits.
   std::map<std::string, double> ceilings;

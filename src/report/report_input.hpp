@@ -41,6 +41,10 @@ struct ReportOrigin {
   std::string source, machine, git_commit;
   Statistic statistic = Statistic::min;
   QualityVerdict quality = QualityVerdict::clean;
+  // The processor's architecture and the CPU kernels that ran ("aarch64, CPU kernels
+  // arm-bf16"), from the report's machine.cpu.arch and its cpu backend's kernels; empty for
+  // reports written before either was recorded.
+  std::string cpu;
   std::string name() const { return source + " (" + machine + ")"; }
 };
 nlohmann::ordered_json origin_to_json(const ReportOrigin& o);
@@ -50,6 +54,7 @@ struct Report {
   std::string machine;     // hostname, with the GPUs' names where there are any
   std::string git_commit;  // of the readbench that wrote it
   Statistic statistic = Statistic::min;
+  std::string cpu;         // ReportOrigin::cpu
   int schema_version = 0;
   QualityVerdict quality = QualityVerdict::clean;  // version 1 reports: clean
   std::vector<std::string> gpu_models;  // machine.gpus[].name, in order
@@ -62,7 +67,7 @@ struct Report {
   std::vector<ReportResult> results;
 
   const ReportResult* find(const std::string& backend, const std::string& path) const;
-  ReportOrigin origin() const { return {source, machine, git_commit, statistic, quality}; }
+  ReportOrigin origin() const { return {source, machine, git_commit, statistic, quality, cpu}; }
   // "incomplete: stopped by SIGINT", or empty for a complete report.
   std::string incompleteness() const;
 };

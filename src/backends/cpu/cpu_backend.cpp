@@ -55,9 +55,12 @@ class CpuBackend final : public Backend {
   std::int64_t cache_bytes() const override { return cpu::last_level_cache_bytes(); }
 
   BackendDetails details() const override {
-    return {threads_, std::string(cpu::instruction_set()), threads_from_,
+    return {threads_,
+            std::string(cpu::instruction_set()),
+            threads_from_,
             cpu::wait_policy_in_effect(),
-            "per-sample run-queue wait of each worker thread (schedstat)"};
+            "per-sample run-queue wait of each worker thread (schedstat)",
+            cpu::last_level_cache().source};
   }
 
   Bandwidths measure_bandwidths() override { return cpu::measure_host_bandwidths(threads_); }

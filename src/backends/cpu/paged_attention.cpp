@@ -11,6 +11,9 @@
 #if defined(__F16C__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #include "core/interrupt.hpp"
 
@@ -35,7 +38,8 @@ struct F16 {
 };
 
 // One SIMD register of floats: GCC vector extensions keep the kernels explicit without tying
-// them to one instruction set (AVX-512 where compiled for it, else AVX2, else SSE).
+// them to one instruction set (AVX-512 where compiled for it, else AVX2, else SSE; on aarch64
+// each 8-lane vector is a pair of 128-bit NEON registers, so 16 of them are NEON's 32).
 #if defined(__AVX512F__)
 constexpr int kLanes = 16;
 constexpr int kRegisters = 32;
@@ -66,15 +70,27 @@ inline vfloat load_vec(const Bf16* p) {
 inline vfloat load_vec(const F16* p) {
   vfloat v;
 #if defined(__AVX512F__)
-// GCC 12's own _mm512_cvtph_ps trips -Wmaybe-uninitialized inside the intrinsic header.
+// GCC 12's own _mm512_cvtph_ps trips -Wmaybe-uninitialized inside the intrinsic header
+// (clang has no such warning).
+#if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
   const __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   std::memcpy(&v, &x, sizeof v);
 #elif defined(__F16C__)
   const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   std::memcpy(&v, &x, sizeof v);
+#elif defined(__aarch64__)
+  // FCVTL: half to single precision is part of Armv8.0's Advanced SIMD.
+  float16x8_t x;
+  std::memcpy(&x, p, sizeof x);
+  const float32x4_t halves[2] = {vcvt_f32_f16(vget_low_f16(x)), vcvt_high_f32_f16(x)};
+  static_assert(sizeof halves == sizeof v);
+  std::memcpy(&v, halves, sizeof v);
 #else
   for (int j = 0; j < kLanes; ++j) v[j] = f16_bits_to_float(p[j].bits);
 #endif
@@ -276,6 +292,31 @@ inline void bf16_values(int D, const Bf16* v, std::ptrdiff_t stride, int n,
 constexpr bool kBf16Dot = false;
 #endif
 
+#if defined(__ARM_FEATURE_BF16_VECTOR_ARITHMETIC)
+// bf16 scores on aarch64 with the BF16 extension: BFDOT multiplies the stored bf16 pairs of q
+// and k and adds both products to an f32 lane, so K is never widened. Rows are in the
+// natural order (unlike the AVX-512 copy, V is widened as in the generic code). Needs
+// D % 8 == 0.
+template <int G, int TT>
+inline void bfdot_scores(const Bf16* q, float qscale, int D, const Bf16* k, std::ptrdiff_t stride,
+                         int t, float (*s)[kChunk]) {
+  float32x4_t a[TT][G];
+  for (int r = 0; r < TT; ++r)
+    for (int g = 0; g < G; ++g) a[r][g] = vdupq_n_f32(0.0f);
+  for (int i = 0; i < D; i += 8) {
+    bfloat16x8_t kv[TT];
+    for (int r = 0; r < TT; ++r) std::memcpy(&kv[r], k + (t + r) * stride + i, sizeof kv[r]);
+    for (int g = 0; g < G; ++g) {
+      bfloat16x8_t qv;
+      std::memcpy(&qv, q + g * D + i, sizeof qv);
+      for (int r = 0; r < TT; ++r) a[r][g] = vbfdotq_f32(a[r][g], qv, kv[r]);
+    }
+  }
+  for (int r = 0; r < TT; ++r)
+    for (int g = 0; g < G; ++g) s[g][t + r] = vaddvq_f32(a[r][g]) * qscale;
+}
+#endif
+
 // Whether the accumulators of this dtype and head dim hold the head dim permuted.
 template <class T>
 constexpr bool permuted_acc(int D) {
@@ -356,6 +397,14 @@ void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrd
   }
 #endif
   int t = 0;
+#if defined(__ARM_FEATURE_BF16_VECTOR_ARITHMETIC)
+  if constexpr (std::is_same_v<T, Bf16>) {
+    if (D % 8 == 0) {
+      for (; t + TT <= n; t += TT) bfdot_scores<G, TT>(q.stored, q.scale, D, k, stride, t, s);
+      for (; t < n; ++t) bfdot_scores<G, 1>(q.stored, q.scale, D, k, stride, t, s);
+    }
+  }
+#endif
   for (; t + TT <= n; t += TT) score_rows<T, G, TT>(q.scaled, D, k, stride, t, s);
   for (; t < n; ++t) score_rows<T, G, 1>(q.scaled, D, k, stride, t, s);
   softmax_update<G>(s, n, D, st);

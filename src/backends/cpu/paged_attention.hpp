@@ -46,7 +46,18 @@ void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads)
 void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
                  int threads);
 
-// "avx512" or "baseline": the kernels fused_read and gather_read run on this processor.
+// What the processor offers that a copy of the kernels needs, detected at run time.
+struct CpuFeatures {
+  bool avx512 = false;    // x86-64-v4 and AVX512-BF16
+  bool arm_bf16 = false;  // aarch64 with the BF16 extension (HWCAP2_BF16)
+};
+CpuFeatures detect_cpu_features();
+
+// The copy that runs on a processor with `f`, among the copies this build holds: "avx512",
+// "arm-bf16" or "baseline".
+std::string_view pick_kernels(const CpuFeatures& f);
+
+// pick_kernels for this processor: the kernels fused_read and gather_read run.
 std::string_view instruction_set();
 
 // The per-instruction-set copies the two functions above dispatch to (paged_attention.cpp is
@@ -60,6 +71,7 @@ std::string_view instruction_set();
   }
 READBENCH_DECLARE_CPU_READS(baseline)
 READBENCH_DECLARE_CPU_READS(avx512)
+READBENCH_DECLARE_CPU_READS(arm_bf16)
 #undef READBENCH_DECLARE_CPU_READS
 
 }  // namespace readbench::cpu

@@ -1,28 +1,45 @@
 // Picks the widest instruction set this processor runs for the CPU reads. The kernels in
-// paged_attention.cpp are compiled twice: for x86-64-v4 with AVX512-BF16 (twice the lanes
-// and registers, bf16 dot products) and for the baseline target of the build.
+// paged_attention.cpp are compiled twice: for the baseline target of the build and, on
+// x86-64, for x86-64-v4 with AVX512-BF16 (twice the lanes and registers, bf16 dot products),
+// on aarch64 for Armv8.2 with the BF16 extension (bf16 dot products).
 #include <algorithm>
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 #include "backends/cpu/paged_attention.hpp"
 
 namespace readbench::cpu {
 
-namespace {
-bool use_avx512() {
-#if defined(READBENCH_HAVE_AVX512_KERNELS)
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") &&
-                          __builtin_cpu_supports("avx512dq") &&
-                          __builtin_cpu_supports("avx512bf16");
-  return yes;
-#else
-  return false;
+CpuFeatures detect_cpu_features() {
+  CpuFeatures f;
+#if defined(__x86_64__)
+  f.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512bf16");
+#elif defined(__aarch64__) && defined(__linux__)
+  // The kernel's hardware capabilities: what the processor has and the kernel lets user
+  // space run. (Advanced SIMD itself is part of every aarch64 Linux ABI.)
+  f.arm_bf16 = (::getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0;
 #endif
+  return f;
 }
-}  // namespace
+
+std::string_view pick_kernels([[maybe_unused]] const CpuFeatures& f) {
+#if defined(READBENCH_HAVE_AVX512_KERNELS)
+  if (f.avx512) return "avx512";
+#endif
+#if defined(READBENCH_HAVE_ARM_BF16_KERNELS)
+  if (f.arm_bf16) return "arm-bf16";
+#endif
+  return "baseline";
+}
 
 std::string_view instruction_set() {
-  return use_avx512() ? "avx512" : "baseline";
+  static const std::string_view picked = pick_kernels(detect_cpu_features());
+  return picked;
 }
 
 namespace {
@@ -57,7 +74,10 @@ WorkSplit split_work(const Workload& w, int threads) {
 
 void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads) {
 #if defined(READBENCH_HAVE_AVX512_KERNELS)
-  if (use_avx512()) return avx512::fused_read(h, replica, out, threads);
+  if (instruction_set() == "avx512") return avx512::fused_read(h, replica, out, threads);
+#endif
+#if defined(READBENCH_HAVE_ARM_BF16_KERNELS)
+  if (instruction_set() == "arm-bf16") return arm_bf16::fused_read(h, replica, out, threads);
 #endif
   baseline::fused_read(h, replica, out, threads);
 }
@@ -65,7 +85,10 @@ void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads)
 void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
                  int threads) {
 #if defined(READBENCH_HAVE_AVX512_KERNELS)
-  if (use_avx512()) return avx512::gather_read(h, replica, out, ws, threads);
+  if (instruction_set() == "avx512") return avx512::gather_read(h, replica, out, ws, threads);
+#endif
+#if defined(READBENCH_HAVE_ARM_BF16_KERNELS)
+  if (instruction_set() == "arm-bf16") return arm_bf16::gather_read(h, replica, out, ws, threads);
 #endif
   baseline::gather_read(h, replica, out, ws, threads);
 }

@@ -48,14 +48,14 @@ double seconds_since(Clock::time_point t0) {
 
 }  // namespace
 
-std::int64_t last_level_cache_bytes() {
+LastLevelCache read_last_level_cache(const std::filesystem::path& cpu_dir) {
   // Every instance of the highest cache level counts (one per socket, or per CCD on some
   // processors): a flush that covers only cpu0's would leave the others warm.
   namespace fs = std::filesystem;
   int top_level = 0;
   std::map<std::string, std::int64_t> instances;  // shared_cpu_list -> size, at top_level
   std::error_code ec;
-  for (const auto& cpu : fs::directory_iterator("/sys/devices/system/cpu", ec)) {
+  for (const auto& cpu : fs::directory_iterator(cpu_dir, ec)) {
     const std::string name = cpu.path().filename().string();
     if (name.rfind("cpu", 0) != 0 || name.size() < 4 ||
         !std::isdigit(static_cast<unsigned char>(name[3])))
@@ -78,15 +78,31 @@ std::int64_t last_level_cache_bytes() {
   }
   std::int64_t total = 0;
   for (const auto& [cpus, bytes] : instances) total += bytes;
-  return total > 0 ? total : std::int64_t(32) << 20;
+  if (total > 0) return {total, "sysfs"};
+  // 32 MiB: more than the last level of most client and many server parts, so a flush of
+  // 1.25x it still leaves the caches cold on most; the ceilings' buffer is 256 MiB anyway.
+  return {std::int64_t(32) << 20, "assumed 32 MiB: sysfs lists no caches"};
+}
+
+const LastLevelCache& last_level_cache() {
+  static const LastLevelCache cache = read_last_level_cache("/sys/devices/system/cpu");
+  return cache;
+}
+
+std::int64_t last_level_cache_bytes() {
+  return last_level_cache().bytes;
+}
+
+std::int64_t ceiling_buffer_bytes(std::int64_t cache_bytes, std::int64_t page) {
+  // Far past any cache, within memory.
+  const std::int64_t bytes =
+      std::clamp<std::int64_t>(4 * cache_bytes, std::int64_t(256) << 20, std::int64_t(4) << 30);
+  return bytes / (2 * page) * (2 * page);
 }
 
 Bandwidths measure_host_bandwidths(int threads) {
-  // 4x the cache, at least 256 MiB, at most 4 GiB: far past any cache, within memory.
   const std::int64_t bytes =
-      std::clamp<std::int64_t>(4 * last_level_cache_bytes(), std::int64_t(256) << 20,
-                               std::int64_t(4) << 30) /
-      4096 * 4096;
+      ceiling_buffer_bytes(last_level_cache_bytes(), std::int64_t(page_size()));
   AlignedBuffer buf{static_cast<std::size_t>(bytes), "the read-ceiling buffer"};
   parallel_fill(buf.data(), bytes, threads, 1);
   throw_if_interrupted();
