@@ -14,9 +14,10 @@
 #   RUN_ARGS          passed to every `readbench run` (default: --backend cpu)
 # A regression must show in every judged round to fail the gate (exit 1): a single round's
 # noise does not. A round whose check cannot judge (a contended or incomplete report: exit 4;
-# nothing comparable, such as fits over lengths the two do not share: exit 2) is left out.
-# Exit 0: pass; 1: a regression in every judged round; 4: no round could be judged (a busy
-# machine: the reports say why); 2: bad options, or a build or run failed.
+# nothing to compare, such as fits over lengths the two do not share) is left out. Exit 0:
+# pass; 1: a regression in every judged round; 4: no round could be judged (a busy machine:
+# the reports say why); 2: bad options, a build or run that failed, or a check that failed
+# otherwise (its own exit status where it crashed).
 # The defaults and why: README, "Same-runner gate".
 set -euo pipefail
 shopt -s inherit_errexit  # a failed build inside $(...) stops the script
@@ -91,14 +92,25 @@ for i in $(seq 1 "$rounds"); do
   set +e
   "$head_bin" check "$out/head-$i.json" --baseline "$out/base-$i.json" --tolerance "$tolerance" \
     --max-cost-ratio "$ratio" ${allow:+--allow "$allow"} --json "$out/verdict-$i.json" \
-    >"$out/check-$i.md"
+    >"$out/check-$i.md" 2>"$out/check-$i.err"
   rc=$?
   set -e
   cat "$out/check-$i.md"
+  cat "$out/check-$i.err" >&2
   case $rc in
     0) judged=$((judged + 1)) ;;
     1) judged=$((judged + 1)); failed=$((failed + 1)) ;;
-    *) echo "gate-same-runner: round $i could not be judged (check exit $rc): left out" ;;
+    4) echo "gate-same-runner: round $i could not be judged (check exit 4): left out" ;;
+    2)
+      if grep -q '^readbench: nothing to compare' "$out/check-$i.err"; then
+        echo "gate-same-runner: round $i had nothing to compare (check exit 2): left out"
+      else
+        echo "gate-same-runner: the check of round $i failed (see $out/check-$i.err)" >&2
+        exit 2
+      fi ;;
+    *)
+      echo "gate-same-runner: the check of round $i ended with status $rc" >&2
+      exit "$rc" ;;
   esac
 done
 if [ "$judged" -eq 0 ]; then

@@ -3,7 +3,7 @@
 # binary whose `run` writes a prepared report (exact lines, so the verdicts do not depend on
 # this machine's noise) and whose `check` is the real readbench. An A/A passes; a head whose
 # fused exponent rose by 0.5 fails; reports marked contended give no verdict (exit 4); a run
-# that fails is exit 2.
+# or a check that fails otherwise is exit 2.
 #
 # usage: gate_script_test.sh READBENCH_BINARY
 set -u
@@ -106,6 +106,11 @@ gate broken ./base-rb ./broken-rb
 [ "$rc" -eq 2 ] && grep -q "the head run of round 1 failed" broken.log &&
   pass "a run that fails is exit 2 naming it" ||
   fail "a run that fails is exit 2 naming it" "exit $rc: $(tail -1 broken.log)"
+
+gate badtol --tolerance abc ./base-rb ./base-rb
+[ "$rc" -eq 2 ] && grep -q "the check of round 1 failed" badtol.log &&
+  pass "a check that fails for another reason (a bad --tolerance) is exit 2, not 'cannot judge'" ||
+  fail "a check that fails for another reason (a bad --tolerance) is exit 2, not 'cannot judge'" "exit $rc: $(tail -1 badtol.log)"
 
 gate usage ./base-rb
 [ "$rc" -eq 2 ] && pass "one binary only is a usage error" ||

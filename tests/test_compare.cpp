@@ -235,3 +235,21 @@ TEST_CASE("a backend/path whose reports share no length keeps its exponents, wit
         std::string::npos);
   CHECK(compare_to_json(c)["rows"][1]["length"].is_null());
 }
+
+TEST_CASE("a report fitted on medians among reports on mins compares its marginal cost on mins") {
+  // The same run twice, the second fitted on its medians (1.5x the mins): costs and marginal
+  // costs both compare mins, so every ratio is 1; each exponent stays its report's own.
+  const Comparison c = compare_reports(
+      {report_of(run_a(), "hostA", "a.json"),
+       report_of(readbench::test::with_statistic(run_a(), Statistic::median), "hostA", "m.json")});
+  CHECK(c.statistic == Statistic::min);
+  const CompareRow& fused = row(c, "cpu/fused");
+  REQUIRE(fused.entries.size() == 2);
+  REQUIRE(fused.entries[1].marginal_ratio.has_value());
+  CHECK(*fused.entries[1].marginal_ratio == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(*fused.entries[1].cost_ratio == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(fused.entries[1].fit->affine.fixed_s ==
+        doctest::Approx(fused.entries[0].fit->affine.fixed_s).epsilon(1e-9));
+  CHECK(format_compare_markdown(c).find("so costs, marginal and fixed costs compare mins") !=
+        std::string::npos);
+}

@@ -109,8 +109,12 @@ int run(RunOptions& o) {
   const bool timed = std::any_of(result.results.begin(), result.results.end(),
                                  [](const PathResult& r) { return !r.points.empty(); });
   if (!timed) {
-    std::cerr << "readbench: nothing was measured: every backend failed or is unavailable (the "
-                 "reports say why)\n";
+    const bool none_ran = std::none_of(result.results.begin(), result.results.end(),
+                                       [](const PathResult& r) { return r.status == Status::ok; });
+    std::cerr << "readbench: nothing was measured: "
+              << (none_ran ? "every backend failed or is unavailable"
+                           : "every grid stopped at a bound before its first length")
+              << " (the table and the reports say why)\n";
     return 2;
   }
   return 0;

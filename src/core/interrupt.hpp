@@ -1,8 +1,9 @@
 #pragma once
 // The interrupt flag: a signal handler (src/cli/signal_handlers.cpp) stores the signal number,
 // and long work checks it at safe points (between samples, lengths, verification lengths,
-// chunks of a fill or of the ceiling measurement), never inside a parallel region, and unwinds
-// with Interrupted. The sweep catches it and keeps what was measured.
+// chunks of a fill or of the ceiling measurement) and unwinds with Interrupted; the sweep
+// catches it and keeps what was measured. Inside a parallel region (the CPU reads, the
+// reference, the fill) the flag only makes the threads stop taking work: nothing throws there.
 #include <stdexcept>
 #include <string>
 

@@ -64,8 +64,6 @@ struct PointResult {
   double ceiling_fraction = 0;
 };
 
-// Why a path's grid ended.
-
 struct PathResult {
   std::string backend;
   Path path = Path::fused;

@@ -17,7 +17,8 @@ std::string_view trim(std::string_view s) {
 }  // namespace
 
 std::string csv_cell(std::string_view s) {
-  const bool edge_space = !s.empty() && (s.front() == ' ' || s.back() == ' ');
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };  // split_csv_line trims them
+  const bool edge_space = !s.empty() && (blank(s.front()) || blank(s.back()));
   if (!edge_space && s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
   std::string out = "\"";
   for (char ch : s) {

@@ -194,7 +194,8 @@ Report report_from_json(const json& j, const std::string& source) {
       rep.gpu_models.push_back(g["name"].get<std::string>());
     }
   if (!gpus.empty()) rep.machine += " (" + gpus + ")";
-  // Optional facts (reports before them lack them): the architecture and the CPU kernels.
+  // The architecture and the CPU kernels: optional inside machine.cpu (reports before them
+  // lack them); machine.cpu itself every report has.
   const json& cpu = r.field(machine, "machine", "cpu");
   if (cpu.is_object() && cpu.contains("arch")) rep.cpu = r.text(cpu, "machine.cpu", "arch");
   if (j.contains("backends") && j["backends"].is_array())

@@ -22,7 +22,9 @@ CpuFeatures detect_cpu_features() {
 #elif defined(__aarch64__) && defined(__linux__)
   // The kernel's hardware capabilities: what the processor has and the kernel lets user
   // space run. (Advanced SIMD itself is part of every aarch64 Linux ABI.)
-  f.arm_bf16 = (::getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0;
+  // The copy is built for +fp16+bf16: both, though every BF16 core also has half precision.
+  f.arm_bf16 = (::getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0 &&
+               (::getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
 #endif
   return f;
 }
