@@ -8,7 +8,7 @@
 # usage: cli_signal_test.sh READBENCH_BINARY SCHEMA
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, cli_summary
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, expect_json, expect_valid_report, cli_summary
 
 if [ $# -ne 2 ]; then
   echo "usage: $0 READBENCH_BINARY SCHEMA" >&2
@@ -29,23 +29,6 @@ check_that() {  # NAME WHY-IF-FALSE CONDITION...
   local name=$1 why=$2
   shift 2
   if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
-# A Python expression over the JSON document in FILE, bound to r, must be true.
-expect_json() {  # NAME FILE EXPR
-  local name=$1 file=$2 expr=$3 why
-  if why=$("$PY" - "$file" "$expr" 2>&1 <<'PYEOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-if not eval(sys.argv[2]):
-    sys.exit("false: " + sys.argv[2])
-PYEOF
-  ); then pass "$name"; else fail "$name" "$(echo "$why" | tail -1)"; fi
-}
-
-expect_valid_report() {  # NAME FILE
-  local why
-  if why=$("$PY" "$VALIDATE" "$2" "$SCHEMA" 2>&1); then pass "$1"; else fail "$1" "$why"; fi
 }
 
 # Sets rc, elapsed and sigign from signal_run.py's line.

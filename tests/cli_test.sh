@@ -6,7 +6,7 @@
 # usage: cli_test.sh READBENCH_BINARY SCHEMA
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, cli_summary
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, expect_json, expect_valid_report, cli_summary
 
 if [ $# -ne 2 ]; then
   echo "usage: $0 READBENCH_BINARY SCHEMA" >&2
@@ -57,23 +57,6 @@ expect_usage_error() {  # NAME CMD...
   else
     pass "$name"
   fi
-}
-
-# A Python expression over the JSON document in FILE, bound to r, must be true.
-expect_json() {  # NAME FILE EXPR
-  local name=$1 file=$2 expr=$3 why
-  if why=$("$PY" - "$file" "$expr" 2>&1 <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-if not eval(sys.argv[2]):
-    sys.exit("false: " + sys.argv[2])
-EOF
-  ); then pass "$name"; else fail "$name" "$(echo "$why" | tail -1)"; fi
-}
-
-expect_valid_report() {  # NAME FILE
-  local why
-  if why=$("$PY" "$VALIDATE" "$2" "$SCHEMA" 2>&1); then pass "$1"; else fail "$1" "$why"; fi
 }
 
 # The `fit` object, checked against the schema's own definition of it.

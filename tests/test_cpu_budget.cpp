@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 
 #include "backends/cpu/cpu_budget.hpp"
@@ -18,20 +17,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fresh directory, removed with everything in it at the end of the test.
-struct TempTree {
-  fs::path root;
-  TempTree() {
-    std::random_device rd;
-    root = fs::temp_directory_path() / ("readbench-cgroup-" + std::to_string(rd()));
-    fs::create_directories(root);
-  }
-  ~TempTree() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
+struct TempTree : readbench::test::TempDir {
   void write(const fs::path& relative, const std::string& text) const {
-    fs::create_directories((root / relative).parent_path());
-    std::ofstream(root / relative) << text;
+    fs::create_directories((path / relative).parent_path());
+    std::ofstream(path / relative) << text;
   }
 };
 
@@ -125,9 +114,9 @@ TEST_CASE("an empty affinity count still gives one CPU") {
 
 TEST_CASE("missing cgroup files mean no quota") {
   TempTree t;
-  CHECK_FALSE(read_cgroup_quota(t.root / "no-such-file", t.root).has_value());
+  CHECK_FALSE(read_cgroup_quota(t.path / "no-such-file", t.path).has_value());
   t.write("proc", "0::/a/b\n");
-  CHECK_FALSE(read_cgroup_quota(t.root / "proc", t.root / "fs").has_value());
+  CHECK_FALSE(read_cgroup_quota(t.path / "proc", t.path / "fs").has_value());
 }
 
 TEST_CASE("the tightest cgroup v2 quota on the path up to the root is taken") {
@@ -136,7 +125,7 @@ TEST_CASE("the tightest cgroup v2 quota on the path up to the root is taken") {
   t.write("fs/cpu.max", "max 100000\n");
   t.write("fs/a/cpu.max", "150000 100000\n");
   t.write("fs/a/b/cpu.max", "300000 100000\n");
-  const auto q = read_cgroup_quota(t.root / "proc", t.root / "fs");
+  const auto q = read_cgroup_quota(t.path / "proc", t.path / "fs");
   REQUIRE(q.has_value());
   CHECK(q->first == 1.5);
   CHECK(q->second.find("a/cpu.max") != std::string::npos);
@@ -146,7 +135,7 @@ TEST_CASE("a malformed cgroup file is skipped, not trusted") {
   TempTree t;
   t.write("proc", "0::/a\n");
   t.write("fs/a/cpu.max", "garbage\n");
-  CHECK_FALSE(read_cgroup_quota(t.root / "proc", t.root / "fs").has_value());
+  CHECK_FALSE(read_cgroup_quota(t.path / "proc", t.path / "fs").has_value());
 }
 
 TEST_CASE("cgroup v1 cfs files are read where there is no v2 quota") {
@@ -156,7 +145,7 @@ TEST_CASE("cgroup v1 cfs files are read where there is no v2 quota") {
   t.write("fs/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
   t.write("fs/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
   t.write("fs/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
-  const auto q = read_cgroup_quota(t.root / "proc", t.root / "fs");
+  const auto q = read_cgroup_quota(t.path / "proc", t.path / "fs");
   REQUIRE(q.has_value());
   CHECK(q->first == 0.5);
 }

@@ -5,32 +5,22 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 
 #include "backends/cpu/stream_bandwidth.hpp"
 #include "report/compare.hpp"
 #include "report_fixtures.hpp"
+#include "test_support.hpp"
 
 using namespace readbench;
 namespace fs = std::filesystem;
 
 namespace {
 // A fresh directory standing in for /sys/devices/system/cpu, removed at the end of the test.
-struct FakeSysfs {
-  fs::path root;
-  FakeSysfs() {
-    std::random_device rd;
-    root = fs::temp_directory_path() / ("readbench-sysfs-" + std::to_string(rd()));
-    fs::create_directories(root);
-  }
-  ~FakeSysfs() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
+struct FakeSysfs : readbench::test::TempDir {
   void cache(const std::string& cpu, int index, int level, const std::string& size,
              const std::string& shared) const {
-    const fs::path dir = root / cpu / "cache" / ("index" + std::to_string(index));
+    const fs::path dir = path / cpu / "cache" / ("index" + std::to_string(index));
     fs::create_directories(dir);
     std::ofstream(dir / "level") << level << "\n";
     std::ofstream(dir / "size") << size << "\n";
@@ -66,7 +56,7 @@ TEST_CASE("the last-level cache counts each instance of the highest level once")
     sys.cache(cpu, 2, 3, "32M", "0-1");
   }
   sys.cache("cpu2", 0, 3, "32M", "2-3");
-  const cpu::LastLevelCache c = cpu::read_last_level_cache(sys.root);
+  const cpu::LastLevelCache c = cpu::read_last_level_cache(sys.path);
   CHECK(c.bytes == std::int64_t(64) << 20);
   CHECK(c.source == "sysfs");
 }
@@ -75,18 +65,18 @@ TEST_CASE("a system level cache at level 2 only is read too (no L3 listed)") {
   FakeSysfs sys;
   sys.cache("cpu0", 0, 1, "64K", "0");
   sys.cache("cpu0", 1, 2, "2048K", "0");
-  const cpu::LastLevelCache c = cpu::read_last_level_cache(sys.root);
+  const cpu::LastLevelCache c = cpu::read_last_level_cache(sys.path);
   CHECK(c.bytes == std::int64_t(2) << 20);
 }
 
 TEST_CASE("where sysfs lists no caches 32 MiB is assumed and the source says so") {
   FakeSysfs sys;
-  fs::create_directories(sys.root / "cpu0");
-  fs::create_directories(sys.root / "cpu1" / "cache");
-  const cpu::LastLevelCache c = cpu::read_last_level_cache(sys.root);
+  fs::create_directories(sys.path / "cpu0");
+  fs::create_directories(sys.path / "cpu1" / "cache");
+  const cpu::LastLevelCache c = cpu::read_last_level_cache(sys.path);
   CHECK(c.bytes == std::int64_t(32) << 20);
   CHECK(c.source == "assumed 32 MiB: sysfs lists no caches");
-  CHECK(cpu::read_last_level_cache(sys.root / "absent").source == c.source);
+  CHECK(cpu::read_last_level_cache(sys.path / "absent").source == c.source);
 }
 
 TEST_CASE("the report names the architecture and the CPU kernels, and compare shows them") {

@@ -15,6 +15,7 @@
 #include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::TempDir;
 using namespace readbench::cli;
 using readbench::test::error_message;
 
@@ -23,16 +24,6 @@ namespace {
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
-
-// A fresh directory under TMPDIR, removed at the end of the test.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string templ = (std::filesystem::temp_directory_path() / "readbench-bounds.XXXXXX");
-    path = ::mkdtemp(templ.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
 
 }  // namespace
 

@@ -23,24 +23,12 @@
 #include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::TempDir;
 using readbench::test::error_message;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "readbench-outputs-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
 
 std::string slurp(const std::string& p) {
   std::ifstream f(p, std::ios::binary);

@@ -29,6 +29,7 @@
 #include "test_support.hpp"
 
 using namespace readbench;
+using readbench::test::TempDir;
 using readbench::test::cells_of;
 using readbench::test::error_message;
 using readbench::test::lines_of;
@@ -45,24 +46,6 @@ std::string slurp(const fs::path& p) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-// A fresh directory under the system temp dir, removed on scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "readbench-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    return out;
-  }
-};
 
 }  // namespace
 
