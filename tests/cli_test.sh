@@ -306,13 +306,18 @@ grep -q 'the grid stopped at its max_length bound' "$WORK/out" &&
   pass "the table names the bound that stopped the grid" ||
   fail "the table names the bound that stopped the grid" "$(head -c 300 "$WORK/out")"
 
-# A version 1 report (written before the fixed + marginal fit) is still read, its fits
-# computed from its points.
-V1="$(dirname "$SCHEMA")/../bench/cpu/789109b/repeat5/run1.json"
-expect_ok "fit reads a version 1 report" "$BIN" fit --fit-from 0 --json v1fit.json "$V1"
-expect_json "a version 1 report's fits carry fixed and marginal costs" v1fit.json \
+# A version 2 report (written before K/V had a type of their own) is still read; version 1 is
+# refused, naming the versions this build reads.
+V2="$(dirname "$SCHEMA")/../bench/baseline/cpu-default.json"
+expect_ok "fit reads a version 2 report" "$BIN" fit --json v2fit.json "$V2"
+expect_json "a version 2 report's fits carry fixed and marginal costs" v2fit.json \
   'all(x["fit"]["marginal_s"] > 0 and "fixed_s" in x["fit"] for x in r)'
-expect_ok "check reads version 1 reports" "$BIN" check "$V1" --baseline "$V1"
+expect_ok "check reads version 2 reports" "$BIN" check "$V2" --baseline "$V2"
+V1="$(dirname "$SCHEMA")/../bench/cpu/789109b/repeat5/run1.json"
+expect_usage_error "a version 1 report is refused" "$BIN" fit "$V1"
+grep -q 'schema_version 1 is not one this readbench reads (3, or 2)' "$WORK/err" &&
+  pass "the refusal names the version and those read" ||
+  fail "the refusal names the version and those read" "$(head -c 300 "$WORK/err")"
 
 expect_ok "fit re-fits a report" "$BIN" fit --json refit.json out.json
 expect_json "fit of a report gives one fit per result" refit.json \
@@ -471,6 +476,24 @@ expect_json "run --dtype f32 is checked at the f32 tolerance" f32.json \
   'r["config"]["dtype"] == "f32" and all(c["tolerance"] == 1e-5 and c["passed"] for x in r["results"] for c in x["checks"])'
 csv_rows_are "run --dtype f32 CSV has one row per point" f32.csv 6
 
+# K/V in fp8_e4m3 under bf16 queries: half the K/V bytes, the type and scale in the report.
+expect_ok "run --kv-dtype fp8_e4m3" "$BIN" run --backend cpu "${TINY[@]}" --kv-dtype fp8_e4m3 --json fp8.json --csv fp8.csv
+expect_valid_report "a run with fp8_e4m3 K/V validates" fp8.json
+expect_json "the fp8 run records its K/V type and scale and checks at q's tolerance" fp8.json \
+  'r["config"]["dtype"] == "bf16" and r["config"]["kv_dtype"] == "fp8_e4m3" and abs(r["config"]["kv_scale"] - 1/448) < 1e-9 and r["config"]["kv_scale_granularity"] == "per-tensor" and all(c["kv_dtype"] == "fp8_e4m3" and c["tolerance"] == 1e-2 and c["passed"] for x in r["results"] for c in x["checks"])'
+expect_json "fp8 K/V read half the K/V bytes of bf16" fp8.json \
+  'all(p["kv_bytes"] == 2 * 8 * 128 * p["length"] for x in r["results"] for p in x["points"])'
+grep -q 'bf16 q, fp8_e4m3 K/V' "$WORK/out" && pass "the table names both dtypes" ||
+  fail "the table names both dtypes" "$(head -c 300 "$WORK/out")"
+"$PY" -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); sys.exit(0 if rows and all(x["kv_dtype"]=="fp8_e4m3" and x["dtype"]=="bf16" for x in rows) else 1)' fp8.csv &&
+  pass "the CSV has a kv_dtype column" || fail "the CSV has a kv_dtype column" "$(head -2 fp8.csv)"
+expect_usage_error "check refuses fp8 K/V against bf16 K/V" "$BIN" check fp8.json --baseline out.json --allow contended
+grep -q 'fp8_e4m3' "$WORK/err" && pass "the refusal names the K/V type" ||
+  fail "the refusal names the K/V type" "$(head -c 300 "$WORK/err")"
+expect_usage_error "run --dtype fp8_e4m3" "$BIN" run --backend cpu --dtype fp8_e4m3
+expect_usage_error "run --kv-dtype f32 under bf16 q" "$BIN" run --backend cpu --kv-dtype f32
+expect_usage_error "run --kv-dtype int4" "$BIN" run --backend cpu --kv-dtype int4
+
 expect_ok "run --backend auto" "$BIN" run --backend auto --lengths 16,32 --budget 0.05 --min-samples 3 --json auto.json
 expect_valid_report "run --backend auto JSON validates" auto.json
 if [ "$HAVE_GPU" -eq 0 ]; then
@@ -537,13 +560,24 @@ leftovers=$(ls -A | grep '^\.keep\.json\.' || true)
 
 expect_ok "verify --backend cpu --dtypes f32,bf16" "$BIN" verify --backend cpu --dtypes f32,bf16
 passes=$(grep -c ' pass$' "$WORK/out")
-# Default lengths 1, S, S+1, 1000, two paths, two dtypes: 16 checks.
-[ "$passes" -eq 16 ] && ! grep -q FAIL "$WORK/out" && pass "verify reports every check as passed" ||
+# Default lengths 1, S, S+1, 1000, two paths, two dtypes each with K/V in its own type and in
+# fp8_e4m3: 32 checks.
+[ "$passes" -eq 32 ] && ! grep -q FAIL "$WORK/out" && pass "verify reports every check as passed" ||
   fail "verify reports every check as passed" "$passes passes"
+[ "$(grep -c ' fp8_e4m3 ' "$WORK/out")" -eq 16 ] && pass "verify checks fp8_e4m3 K/V by default" ||
+  fail "verify checks fp8_e4m3 K/V by default" "$(head -c 300 "$WORK/out")"
+expect_ok "verify --kv-dtypes same" "$BIN" verify --backend cpu --dtypes bf16 --kv-dtypes same,bf16
+[ "$(grep -c ' pass$' "$WORK/out")" -eq 8 ] && pass "verify checks a repeated dtype pair once" ||
+  fail "verify checks a repeated dtype pair once" "$(head -c 300 "$WORK/out")"
 expect_usage_error "verify bad --dtypes" "$BIN" verify --backend cpu --dtypes f32,fp8
+expect_usage_error "verify --dtypes fp8_e4m3" "$BIN" verify --backend cpu --dtypes fp8_e4m3
+grep -q -- "--kv-dtype" "$WORK/err" && pass "q in fp8_e4m3 is refused pointing at --kv-dtype" ||
+  fail "q in fp8_e4m3 is refused pointing at --kv-dtype" "$(head -c 300 "$WORK/err")"
+expect_usage_error "verify --kv-dtypes f16 with bf16 q" \
+  "$BIN" verify --backend cpu --dtypes bf16 --kv-dtypes f16
 # S = 1 makes the default lengths 1 and S the same: checked once, still passing.
 expect_ok "verify --block-size 1" "$BIN" verify --backend cpu --block-size 1 --dtypes bf16
-! grep -q FAIL "$WORK/out" && [ "$(grep -c ' pass$' "$WORK/out")" -eq 6 ] &&
+! grep -q FAIL "$WORK/out" && [ "$(grep -c ' pass$' "$WORK/out")" -eq 12 ] &&
   pass "verify --block-size 1 checks lengths 1, 2 and 1000" ||
   fail "verify --block-size 1 checks lengths 1, 2 and 1000" "$(head -c 300 "$WORK/out")"
 

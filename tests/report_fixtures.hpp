@@ -23,7 +23,7 @@ inline PointResult point(std::int64_t length, double seconds) {
   p.measurement.converged = true;
   p.measurement.per_call = {5,           seconds, 1.5 * seconds, 1.6 * seconds, 0.1 * seconds,
                             3 * seconds, 0.01};
-  Workload w{Shape{}, DType::bf16, length, 1, 0};
+  Workload w{Shape{}, DType::bf16, length, 1, 0, std::nullopt};
   p.bytes = bytes_per_call(w, Path::fused);
   p.seconds = seconds;
   p.gbps = double(p.bytes.total()) / seconds / 1e9;
@@ -38,7 +38,7 @@ inline PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, doub
   PathResult r;
   r.backend = "cpu";
   r.path = path;
-  r.checks.push_back({path, 16, 1, DType::bf16, 1.5e-3, 1e-2, true});
+  r.checks.push_back({path, 16, 1, DType::bf16, DType::bf16, 1.5e-3, 1e-2, true});
   std::vector<TimedPoint> fit_points;
   for (const auto& [len, s] : pts) {
     r.points.push_back(point(len, s));

@@ -84,7 +84,7 @@ TEST_CASE("a team of two is read on every worker before and after") {
 TEST_CASE("the CPU backend judges each timed sample") {
   const auto backend = make_cpu_backend(2);
   const Shape small{1, 4, 2, 64, 16};  // B, Hq, Hkv, D, S
-  backend->prepare(make_host_workload(Workload{small, DType::f32, 64, 1, 1}));
+  backend->prepare(make_host_workload(Workload{small, DType::f32, 64, 1, 1, std::nullopt}));
   backend->time_calls(Path::fused, 2, CacheState::hot);
   const bool disturbed = backend->last_sample_disturbed();
   CHECK((disturbed || !disturbed));  // either answer is honest; the reading ran

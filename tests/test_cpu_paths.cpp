@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,8 +28,9 @@ namespace {
 
 // Checks both paths on one workload; every failure names the configuration.
 void check_both_paths(Backend& backend, const Shape& s, DType t, std::int64_t length,
-                      std::uint64_t seed = 1) {
+                      std::uint64_t seed = 1, std::optional<DType> kv = std::nullopt) {
   CAPTURE(to_string(t));
+  CAPTURE(to_string(kv.value_or(t)));
   CAPTURE(s.batch);
   CAPTURE(s.q_heads);
   CAPTURE(s.kv_heads);
@@ -36,7 +38,7 @@ void check_both_paths(Backend& backend, const Shape& s, DType t, std::int64_t le
   CAPTURE(s.block_size);
   CAPTURE(length);
   const auto checks =
-      check_paths(backend, Workload{s, t, length, 1, seed}, {Path::gather, Path::fused});
+      check_paths(backend, Workload{s, t, length, 1, seed, kv}, {Path::gather, Path::fused});
   REQUIRE(checks.size() == 2);
   for (const CheckResult& c : checks) {
     CAPTURE(to_string(c.path));
@@ -48,7 +50,7 @@ void check_both_paths(Backend& backend, const Shape& s, DType t, std::int64_t le
 
 // Every combination of GQA ratio 1, 4, 8; head dim 64, 128; block size 8, 16, 32;
 // L = 1, S, S + 1; batch 1, 3.
-void check_grid(DType t) {
+void check_grid(DType t, std::optional<DType> kv = std::nullopt) {
   const auto backend = make_cpu_backend(2);
   for (int ratio : {1, 4, 8})
     for (int head_dim : {64, 128})
@@ -56,7 +58,8 @@ void check_grid(DType t) {
         for (int batch : {1, 3})
           for (std::int64_t length :
                {std::int64_t(1), std::int64_t(block), std::int64_t(block) + 1})
-            check_both_paths(*backend, make_shape(batch, 2 * ratio, 2, head_dim, block), t, length);
+            check_both_paths(*backend, make_shape(batch, 2 * ratio, 2, head_dim, block), t, length,
+                             1, kv);
 }
 
 // Delegates to the CPU backend, then spoils the output the way a buggy kernel might.
@@ -103,6 +106,20 @@ TEST_CASE(
   check_grid(DType::bf16);
 }
 
+TEST_CASE(
+    "both CPU paths match the reference with e4m3 K/V under f32, f16 and bf16 queries over GQA "
+    "ratios, head dims, blocks and lengths") {
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) check_grid(t, DType::e4m3);
+}
+
+TEST_CASE("e4m3 K/V read a long history correctly, with odd head dims and GQA 3") {
+  const auto backend = make_cpu_backend(2);
+  for (DType t : {DType::f32, DType::bf16}) {
+    check_both_paths(*backend, make_shape(2, 6, 2, 40, 16), t, 1001, 3, DType::e4m3);
+    check_both_paths(*backend, make_shape(1, 32, 8, 128, 16), t, 4099, 5, DType::e4m3);
+  }
+}
+
 TEST_CASE("both CPU paths handle a head dim that is not a multiple of the vector width") {
   const auto backend = make_cpu_backend(2);
   for (DType t : {DType::f32, DType::f16, DType::bf16})
@@ -119,7 +136,7 @@ TEST_CASE("both CPU paths handle GQA ratios that are not powers of two") {
 
 TEST_CASE("both CPU paths stay correct when the history is split across threads") {
   const Shape s = make_shape(1, 8, 1, 128, 16);
-  const Workload w{s, DType::f32, 1000, 1, 1};
+  const Workload w{s, DType::f32, 1000, 1, 1, std::nullopt};
   REQUIRE(cpu::split_work(w, 4).history_splits > 1);  // one KV head cannot keep four threads busy
   const auto backend = make_cpu_backend(4);
   for (DType t : {DType::f32, DType::f16, DType::bf16}) check_both_paths(*backend, s, t, 1000);
@@ -130,7 +147,7 @@ TEST_CASE("short history slices never outnumber the blocks and merge correctly")
   const Shape s = make_shape(1, 4, 1, 64, 16);
   for (int threads : {3, 4, 8}) {
     CAPTURE(threads);
-    const Workload w{s, DType::f32, 9 * 16, 1, 1};
+    const Workload w{s, DType::f32, 9 * 16, 1, 1, std::nullopt};
     const int splits = cpu::split_work(w, threads).history_splits;
     CHECK(splits > 1);
     CHECK(splits <= 9);
@@ -138,7 +155,7 @@ TEST_CASE("short history slices never outnumber the blocks and merge correctly")
     check_both_paths(*backend, s, DType::f32, 9 * 16);
     check_both_paths(*backend, s, DType::bf16, 9 * 16 - 5);
   }
-  const Workload one_block{s, DType::f32, 3, 1, 1};
+  const Workload one_block{s, DType::f32, 3, 1, 1, std::nullopt};
   CHECK(cpu::split_work(one_block, 8).history_splits == 1);
 }
 
@@ -162,7 +179,7 @@ TEST_CASE("history slices are contiguous, as even as they come and never empty")
   // Where the split chose whole-block slices, each keeps kMinSliceBlocks blocks.
   for (std::int64_t length : {128, 256, 1000, 4096, 16400})
     for (int threads : {2, 3, 16}) {
-      const Workload w{make_shape(1, 32, 8, 128, 16), DType::bf16, length, 1, 1};
+      const Workload w{make_shape(1, 32, 8, 128, 16), DType::bf16, length, 1, 1, std::nullopt};
       const cpu::WorkSplit s = cpu::split_work(w, threads);
       if (s.head_groups == 1 && s.history_splits > 1)
         CHECK(s.slice_blocks(w.blocks_per_seq(), s.history_splits - 1).second -
@@ -172,20 +189,24 @@ TEST_CASE("history slices are contiguous, as even as they come and never empty")
 }
 
 TEST_CASE("the baseline kernels match the reference whatever kernels this processor picks") {
-  for (DType t : {DType::f32, DType::f16, DType::bf16})
+  for (const auto& [t, kv] :
+       {std::pair{DType::f32, DType::f32}, std::pair{DType::f16, DType::f16},
+        std::pair{DType::bf16, DType::bf16}, std::pair{DType::bf16, DType::e4m3},
+        std::pair{DType::f16, DType::e4m3}})
     for (int ratio : {1, 3, 4, 8})
       for (int head_dim : {40, 64, 128})
         for (int batch : {1, 3})
           for (std::int64_t length : {1, 17, 100})
             for (int threads : {2, 4}) {
               CAPTURE(to_string(t));
+              CAPTURE(to_string(kv));
               CAPTURE(ratio);
               CAPTURE(head_dim);
               CAPTURE(batch);
               CAPTURE(length);
               CAPTURE(threads);
               const HostWorkload h = make_host_workload(
-                  Workload{make_shape(batch, 2 * ratio, 2, head_dim, 16), t, length, 1, 4});
+                  Workload{make_shape(batch, 2 * ratio, 2, head_dim, 16), t, length, 1, 4, kv});
               const std::vector<double> ref = reference_attention(h, 0);
               const Workload& w = h.workload;
               const std::size_t out_bytes = std::size_t(w.io_elements()) * element_size(t);
@@ -208,7 +229,8 @@ TEST_CASE("the baseline kernels match the reference whatever kernels this proces
 
 TEST_CASE("the work is split over sequences, long history slices, KV heads, short slices") {
   auto split = [](int batch, int kv_heads, std::int64_t length, int threads) {
-    const Workload w{make_shape(batch, 4 * kv_heads, kv_heads, 64, 16), DType::f32, length, 1, 1};
+    const Workload w{
+        make_shape(batch, 4 * kv_heads, kv_heads, 64, 16), DType::f32, length, 1, 1, std::nullopt};
     const cpu::WorkSplit s = cpu::split_work(w, threads);
     return std::pair{s.head_groups, s.history_splits};
   };
@@ -240,7 +262,7 @@ TEST_CASE("both CPU paths stay correct when the KV heads are split across thread
     const auto backend = make_cpu_backend(threads);
     for (int i = 0; i < 3; ++i) {
       const cpu::WorkSplit split =
-          cpu::split_work(Workload{shapes[i], DType::f32, lengths[i], 1, 1}, threads);
+          cpu::split_work(Workload{shapes[i], DType::f32, lengths[i], 1, 1, std::nullopt}, threads);
       // Three sequences already keep three threads busy.
       CHECK(split.head_groups > (i == 1 && threads == 3 ? 0 : 1));
       if (threads == 16) CHECK(split.history_splits > 1);
@@ -264,7 +286,7 @@ TEST_CASE("cold timing primes each new shape and dtype and leaves the checks cor
     const Shape& s = c.first;
     const DType t = c.second;  // not a structured binding: CAPTURE needs clang 16 for those
     CAPTURE(to_string(t));
-    backend->prepare(make_host_workload(Workload{s, t, 50, 2, 5}));
+    backend->prepare(make_host_workload(Workload{s, t, 50, 2, 5, std::nullopt}));
     for (Path p : {Path::gather, Path::fused}) {
       CAPTURE(to_string(p));
       const double seconds = backend->time_calls(p, 2, CacheState::cold);
@@ -279,7 +301,7 @@ TEST_CASE("run_for_check writes every output element over its NaN poison") {
   const auto backend = make_cpu_backend(2);
   for (DType t : {DType::f32, DType::f16, DType::bf16}) {
     CAPTURE(to_string(t));
-    const Workload w{make_shape(3, 8, 2, 40, 8), t, 17, 2, 3};
+    const Workload w{make_shape(3, 8, 2, 40, 8), t, 17, 2, 3, std::nullopt};
     backend->prepare(make_host_workload(w));
     for (Path p : {Path::gather, Path::fused}) {
       CAPTURE(to_string(p));
@@ -296,8 +318,8 @@ TEST_CASE("both CPU paths pass their checks when several replicas are prepared")
   // Replicas share one pool with distinct blocks each; the check runs replica 0.
   const auto backend = make_cpu_backend(2);
   const Shape s = make_shape(2, 8, 2, 64, 16);
-  const auto checks =
-      check_paths(*backend, Workload{s, DType::f32, 40, 4, 9}, {Path::gather, Path::fused});
+  const auto checks = check_paths(*backend, Workload{s, DType::f32, 40, 4, 9, std::nullopt},
+                                  {Path::gather, Path::fused});
   for (const CheckResult& c : checks) CHECK(c.passed);
 }
 
@@ -306,7 +328,8 @@ TEST_CASE("both CPU paths read the queries and block table of the replica they a
   // 0's; each must match the reference of its own replica.
   for (DType t : {DType::f32, DType::bf16}) {
     CAPTURE(to_string(t));
-    const HostWorkload h = make_host_workload(Workload{make_shape(2, 8, 2, 64, 16), t, 37, 3, 5});
+    const HostWorkload h =
+        make_host_workload(Workload{make_shape(2, 8, 2, 64, 16), t, 37, 3, 5, std::nullopt});
     const Workload& w = h.workload;
     AlignedBuffer out(std::size_t(w.io_elements()) * element_size(t)),
         k(std::size_t(w.kv_bytes_per_call() / 2)), v(std::size_t(w.kv_bytes_per_call() / 2));
@@ -333,9 +356,9 @@ TEST_CASE("both CPU paths read the queries and block table of the replica they a
 
 TEST_CASE("an output spoiled in one element fails its check") {
   SpoiledBackend backend(SpoiledBackend::Spoil::scale_one_element);
-  const auto checks =
-      check_paths(backend, Workload{make_shape(1, 4, 2, 64, 16), DType::f32, 33, 1, 1},
-                  {Path::gather, Path::fused});
+  const auto checks = check_paths(
+      backend, Workload{make_shape(1, 4, 2, 64, 16), DType::f32, 33, 1, 1, std::nullopt},
+      {Path::gather, Path::fused});
   REQUIRE(checks.size() == 2);
   for (const CheckResult& c : checks) {
     CHECK_FALSE(c.passed);
@@ -347,7 +370,8 @@ TEST_CASE("an output spoiled in one element fails its check") {
 TEST_CASE("an output with a NaN fails its check with an infinite error") {
   SpoiledBackend backend(SpoiledBackend::Spoil::nan_one_element);
   const auto checks = check_paths(
-      backend, Workload{make_shape(1, 4, 2, 64, 16), DType::bf16, 33, 1, 1}, {Path::fused});
+      backend, Workload{make_shape(1, 4, 2, 64, 16), DType::bf16, 33, 1, 1, std::nullopt},
+      {Path::fused});
   REQUIRE(checks.size() == 1);
   CHECK_FALSE(checks[0].passed);
   CHECK(std::isinf(checks[0].error));

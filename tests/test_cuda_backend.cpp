@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ std::unique_ptr<rb::Backend> cuda_or_skip() {
 
 struct Case {
   rb::DType dtype = rb::DType::bf16;
+  std::optional<rb::DType> kv;  // K/V storage; empty: dtype
   int batch = 7;
   int q_heads = 32;
   int kv_heads = 8;
@@ -62,10 +64,12 @@ struct Case {
 };
 
 std::string describe(const Case& c) {
-  return std::string(rb::to_string(c.dtype)) + " B=" + std::to_string(c.batch) +
-         " Hq=" + std::to_string(c.q_heads) + " Hkv=" + std::to_string(c.kv_heads) +
-         " D=" + std::to_string(c.head_dim) + " S=" + std::to_string(c.block_size) +
-         " L=" + std::to_string(c.length) + " replicas=" + std::to_string(c.replicas);
+  return std::string(rb::to_string(c.dtype)) +
+         (c.kv ? " kv " + std::string(rb::to_string(*c.kv)) : "") +
+         " B=" + std::to_string(c.batch) + " Hq=" + std::to_string(c.q_heads) +
+         " Hkv=" + std::to_string(c.kv_heads) + " D=" + std::to_string(c.head_dim) +
+         " S=" + std::to_string(c.block_size) + " L=" + std::to_string(c.length) +
+         " replicas=" + std::to_string(c.replicas);
 }
 
 rb::Workload workload_of(const Case& c) {
@@ -77,6 +81,7 @@ rb::Workload workload_of(const Case& c) {
   w.shape.head_dim = c.head_dim;
   w.shape.block_size = c.block_size;
   w.dtype = c.dtype;
+  w.kv_storage = c.kv;
   w.length = c.length;
   w.replicas = c.replicas;
   w.seed = next_seed++;
@@ -107,17 +112,28 @@ int splits_of(rb::Backend& backend, const Case& c) {
 }
 #endif
 
-constexpr rb::DType kAllDtypes[] = {rb::DType::f32, rb::DType::f16, rb::DType::bf16};
+// q's type and K/V's: each type alone, and e4m3 K/V under each.
+struct Types {
+  rb::DType q;
+  std::optional<rb::DType> kv;
+};
+const Types kAllTypes[] = {{rb::DType::f32, {}},
+                           {rb::DType::f16, {}},
+                           {rb::DType::bf16, {}},
+                           {rb::DType::f32, rb::DType::e4m3},
+                           {rb::DType::f16, rb::DType::e4m3},
+                           {rb::DType::bf16, rb::DType::e4m3}};
 
 }  // namespace
 
-TEST_CASE("both paths match the reference in every dtype at short and odd lengths") {
+TEST_CASE("both paths match the reference in every dtype pair at short and odd lengths") {
   auto backend = cuda_or_skip();
   if (!backend) return;
-  for (const rb::DType t : kAllDtypes)
+  for (const Types& t : kAllTypes)
     for (const std::int64_t length : {1, 16, 17, 1000}) {
       Case c;
-      c.dtype = t;
+      c.dtype = t.q;
+      c.kv = t.kv;
       c.length = length;
       check_paths(*backend, c);
     }
@@ -126,10 +142,11 @@ TEST_CASE("both paths match the reference in every dtype at short and odd length
 TEST_CASE("group sizes one, four and eight match the reference") {
   auto backend = cuda_or_skip();
   if (!backend) return;
-  for (const rb::DType t : kAllDtypes)
+  for (const Types& t : kAllTypes)
     for (const auto& [hq, hkv] : {std::pair{8, 8}, std::pair{32, 8}, std::pair{32, 4}}) {
       Case c;
-      c.dtype = t;
+      c.dtype = t.q;
+      c.kv = t.kv;
       c.q_heads = hq;
       c.kv_heads = hkv;
       check_paths(*backend, c);
@@ -154,11 +171,12 @@ TEST_CASE("group sizes without their own kernel still match the reference") {
 TEST_CASE("head dims 64, 128 and 256 match the reference") {
   auto backend = cuda_or_skip();
   if (!backend) return;
-  for (const rb::DType t : kAllDtypes)
+  for (const Types& t : kAllTypes)
     for (const int d : {64, 128, 256})
       for (const std::int64_t length : {17, 1000}) {
         Case c;
-        c.dtype = t;
+        c.dtype = t.q;
+        c.kv = t.kv;
         c.batch = 3;
         c.head_dim = d;
         c.length = length;
@@ -172,9 +190,10 @@ TEST_CASE("block sizes 8, 16, 32 and an odd size match the reference") {
   for (const int s : {8, 16, 32, 5})
     for (const std::int64_t length :
          {std::int64_t(1), std::int64_t(s), std::int64_t(s) + 1, std::int64_t(1000)})
-      for (const rb::DType t : {rb::DType::bf16, rb::DType::f32}) {
+      for (const Types& t : kAllTypes) {
         Case c;
-        c.dtype = t;
+        c.dtype = t.q;
+        c.kv = t.kv;
         c.block_size = s;
         c.length = length;
         check_paths(*backend, c);
@@ -184,9 +203,10 @@ TEST_CASE("block sizes 8, 16, 32 and an odd size match the reference") {
 TEST_CASE("a long single sequence splits its history and matches the reference") {
   auto backend = cuda_or_skip();
   if (!backend) return;
-  for (const rb::DType t : {rb::DType::bf16, rb::DType::f32}) {
+  for (const Types& t : kAllTypes) {
     Case c;
-    c.dtype = t;
+    c.dtype = t.q;
+    c.kv = t.kv;
     c.batch = 1;
     c.length = 65537;
 #if defined(READBENCH_HAVE_CUDA)

@@ -38,7 +38,7 @@ Workload small_workload() {
   s.kv_heads = 2;
   s.head_dim = 8;
   s.block_size = 4;
-  return Workload{s, DType::f32, 64, 1, 7};
+  return Workload{s, DType::f32, 64, 1, 7, std::nullopt};
 }
 
 // Calls take 1 ms; the `signal_at`-th call raises the flag, as a handler would mid-call.
@@ -160,7 +160,8 @@ TEST_CASE("a recorded signal stops both CPU reads before they read any history")
       CAPTURE(length);
       CAPTURE(threads);
       clear_interrupt();
-      const HostWorkload h = make_host_workload(Workload{s, DType::bf16, length, 1, 3});
+      const HostWorkload h =
+          make_host_workload(Workload{s, DType::bf16, length, 1, 3, std::nullopt});
       const int all = int(h.workload.io_elements());
       for (Path p : {Path::gather, Path::fused}) {
         CAPTURE(to_string(p));

@@ -58,7 +58,7 @@ TEST_CASE("the arm-bf16 kernels match the reference on processors with the BF16 
           s.kv_heads = 2;
           s.head_dim = head_dim;
           s.block_size = 16;
-          const HostWorkload h = make_host_workload(Workload{s, t, length, 1, 4});
+          const HostWorkload h = make_host_workload(Workload{s, t, length, 1, 4, std::nullopt});
           const std::vector<double> ref = reference_attention(h, 0);
           const Workload& w = h.workload;
           AlignedBuffer out(std::size_t(w.io_elements()) * element_size(t)),

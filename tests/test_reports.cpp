@@ -29,13 +29,13 @@
 #include "test_support.hpp"
 
 using namespace readbench;
-using readbench::test::TempDir;
 using readbench::test::cells_of;
 using readbench::test::error_message;
 using readbench::test::lines_of;
 using readbench::test::synthetic_host;
 using readbench::test::synthetic_report;
 using readbench::test::synthetic_run;
+using readbench::test::TempDir;
 using readbench::test::with_statistic;
 namespace fs = std::filesystem;
 
@@ -45,7 +45,6 @@ std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
-
 
 }  // namespace
 
@@ -119,8 +118,9 @@ TEST_CASE("each point carries its statistics as JSON numbers") {
   CHECK(p["min_s"] == 1e-6);
   CHECK(p["median_s"] == 1.5e-6);
   CHECK(p["bytes"].is_number_integer());
-  CHECK(p["bytes"] ==
-        bytes_per_call(Workload{Shape{}, DType::bf16, 16, 1, 0}, Path::fused).total());
+  CHECK(
+      p["bytes"] ==
+      bytes_per_call(Workload{Shape{}, DType::bf16, 16, 1, 0, std::nullopt}, Path::fused).total());
 }
 
 TEST_CASE("a fit of three points has a numeric CI and stderr") {
@@ -241,8 +241,8 @@ TEST_CASE("strprintf cuts nothing short") {
 }
 
 TEST_CASE("a CSV cell round-trips whatever it holds") {
-  const std::vector<std::string> cells = {
-      "cpu", "", "a,b", "say \"hi\"", " edge ", "\"", ",", "line\rfeed", "1e-09", "\"\""};
+  const std::vector<std::string> cells = {"cpu", "",  "a,b",        "say \"hi\"", " edge ",
+                                          "\"",  ",", "line\rfeed", "1e-09",      "\"\""};
   std::string line;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (i > 0) line += ',';
@@ -271,8 +271,8 @@ TEST_CASE("the run CSV reads back as one series per path with the configured sta
     run.config.statistic = stat;
     for (PathResult& r : run.results)
       for (PointResult& p : r.points)
-        p.seconds = stat == Statistic::min ? p.measurement.per_call.min
-                                           : p.measurement.per_call.median;
+        p.seconds =
+            stat == Statistic::min ? p.measurement.per_call.min : p.measurement.per_call.median;
     const auto series = parse_points(build_csv(run));
     std::vector<const PathResult*> timed;
     for (const PathResult& r : run.results)
@@ -537,12 +537,12 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
     spoil(j);
     return error_message([&] { parse_report(j.dump(), "base.json"); });
   };
-  CHECK(refused([](Json& j) { j["schema_version"] = 3; }) ==
-        "base.json: schema_version 3 is not one this readbench reads (2, or 1)");
+  CHECK(refused([](Json& j) { j["schema_version"] = 4; }) ==
+        "base.json: schema_version 4 is not one this readbench reads (3, or 2)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1.5; }) ==
-        "base.json: schema_version 1.5 is not one this readbench reads (2, or 1)");
+        "base.json: schema_version 1.5 is not one this readbench reads (3, or 2)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1e308; }) ==
-        "base.json: schema_version 1e+308 is not one this readbench reads (2, or 1)");
+        "base.json: schema_version 1e+308 is not one this readbench reads (3, or 2)");
   CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
         "base.json: report.schema_version is missing");
   CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==
@@ -585,43 +585,37 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
         }).rfind("a.json: malformed JSON", 0) == 0);
 }
 
-TEST_CASE("a version 1 report is read, its fixed and marginal cost computed from its points") {
-  // Version 1 had no grid, no shares and a fit without t0 + b*L.
+TEST_CASE("a version 2 report is read with K/V in its dtype; version 1 is refused") {
+  // Version 2 had no K/V storage type: its K/V were in `dtype`.
   Json j = synthetic_report();
+  j["schema_version"] = 2;
+  for (const char* k : {"kv_dtype", "kv_scale", "kv_scale_granularity"}) j["config"].erase(k);
+  for (Json& r : j["results"])
+    for (Json& c : r["checks"]) c.erase("kv_dtype");
+  const Report v2 = parse_report(j.dump(), "v2.json");
+  const Report v3 = parse_report(synthetic_report().dump(), "v3.json");
+  CHECK(v2.schema_version == 2);
+  CHECK(v3.schema_version == 3);
+  CHECK(v2.config == v3.config);  // the same workload: check and compare accept the pair
+  REQUIRE(v2.find("cpu", "fused"));
+  CHECK(v2.find("cpu", "fused")->fit->power.exponent ==
+        v3.find("cpu", "fused")->fit->power.exponent);
   j["schema_version"] = 1;
-  j["config"]["lengths"] = Json::array({16, 64, 256});
-  j["config"]["fit_from"] = 0;
-  for (Json& r : j["results"]) {
-    r.erase("grid");
-    for (Json& p : r["points"]) p.erase("length_dependent_share");
-    if (r["fit"].is_null()) continue;
-    Json old;
-    for (const char* k : {"exponent", "constant", "r2", "stderr", "ci95", "per_token_s",
-                          "longest_length", "regime", "n_points", "segments"})
-      old[k] = r["fit"][k];
-    if (r["fit"].contains("ci95_reason")) old["ci95_reason"] = r["fit"]["ci95_reason"];
-    old["fit_from"] = 0;
-    old["asymptote_reached"] = false;
-    old["asymptote_tolerance"] = 0.15;
-    r["fit"] = old;
-  }
-  const Report rep = parse_report(j.dump(), "v1.json");
-  CHECK(rep.schema_version == 1);
-  const ReportResult* fused = rep.find("cpu", "fused");
-  REQUIRE(fused);
-  REQUIRE(fused->fit);
-  const ReadFit want = fit_read({{16, 1e-6}, {64, 3e-6}, {256, 9e-6}}, {0.0, {}, {}});
-  CHECK(fused->fit->power.exponent == doctest::Approx(want.power.exponent).epsilon(1e-12));
-  CHECK(fused->fit->affine.marginal_s == doctest::Approx(want.affine.marginal_s).epsilon(1e-12));
-  CHECK(fused->fit->affine.fixed_s == doctest::Approx(want.affine.fixed_s).epsilon(1e-12));
-  CHECK_FALSE(fused->grid_stop.has_value());
-  // A version 1 fit that its points do not give is refused like a version 2 one.
-  j["results"][1]["fit"]["exponent"] = 0.3;
-  j["results"][1]["fit"]["ci95"] = {0.2, 0.4};
-  j["results"][1]["fit"]["regime"] = "sublinear";
-  CHECK(error_message([&] {
-          parse_report(j.dump(), "v1.json");
-        }).find("v1.json: results[1].fit.exponent 0.3 is not what the points give") == 0);
+  CHECK(error_message([&] { parse_report(j.dump(), "v1.json"); }) ==
+        "v1.json: schema_version 1 is not one this readbench reads (3, or 2)");
+}
+
+TEST_CASE("a report with fp8 K/V names both dtypes and the scale in its workload") {
+  Json j = synthetic_report();
+  j["config"]["kv_dtype"] = "fp8_e4m3";
+  j["config"]["kv_scale"] = 0.25;
+  j["config"]["kv_scale_granularity"] = "per-tensor";
+  const Report rep = parse_report(j.dump(), "fp8.json");
+  CHECK(rep.config.rfind("bf16 q, fp8_e4m3 K/V (scale 0.25 per-tensor), B=1", 0) == 0);
+  CHECK(rep.config != parse_report(synthetic_report().dump(), "r.json").config);
+  j["config"]["kv_scale"] = 0;
+  CHECK(error_message([&] { parse_report(j.dump(), "fp8.json"); }).find("config.kv_scale") !=
+        std::string::npos);
 }
 
 TEST_CASE("a report whose stored fit disagrees with its points is refused naming the field") {

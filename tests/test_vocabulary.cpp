@@ -62,7 +62,7 @@ TEST_CASE("a parser's error lists the words it accepts") {
   CHECK(error_message([] { parse_statistic("mean"); }) ==
         "unknown statistic 'mean' (expected min or median)");
   CHECK(error_message([] { parse_dtype("fp8"); }) ==
-        "unknown dtype 'fp8' (expected f32, f16 or bf16)");
+        "unknown dtype 'fp8' (expected f32, f16, bf16 or fp8_e4m3)");
   CHECK(error_message([] { parse_backend_choice("tpu"); }) ==
         "unknown backend 'tpu' (expected cpu, cuda, all or auto)");
   CHECK(error_message([] { parse_path("both"); }) ==

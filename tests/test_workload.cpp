@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "core/host_workload.hpp"
+#include "core/random_fill.hpp"
 #include "core/shape.hpp"
 #include "test_support.hpp"
 
@@ -192,7 +194,7 @@ TEST_CASE("a pool larger than a 32-bit block table can address is rejected") {
 TEST_CASE("the host workload has the sizes its shape implies") {
   // B=2, Hq=4, Hkv=2, D=8, S=4, L=10 (ends mid-block), 3 replicas, f16:
   // 3 blocks per sequence, 3 * 2 * 3 = 18 blocks, pool 18 * 4 * 2 * 8 = 1152 elements.
-  const Workload w{small_shape(), DType::f16, 10, 3, 5};
+  const Workload w{small_shape(), DType::f16, 10, 3, 5, std::nullopt};
   const HostWorkload h = make_host_workload(w);
   CHECK(w.blocks_per_seq() == 3);
   CHECK(w.num_blocks() == 18);
@@ -207,7 +209,7 @@ TEST_CASE("the host workload has the sizes its shape implies") {
 }
 
 TEST_CASE("every replica and sequence owns distinct physical blocks") {
-  const Workload w{small_shape(), DType::bf16, 10, 3, 5};
+  const Workload w{small_shape(), DType::bf16, 10, 3, 5, std::nullopt};
   const HostWorkload h = make_host_workload(w);
   const std::set<std::int32_t> distinct(h.block_table.begin(), h.block_table.end());
   CHECK(distinct.size() == h.block_table.size());
@@ -218,7 +220,7 @@ TEST_CASE("every replica and sequence owns distinct physical blocks") {
 TEST_CASE("the inputs are random, non-zero and within [-1, 1]") {
   for (DType t : {DType::f32, DType::f16, DType::bf16}) {
     CAPTURE(to_string(t));
-    const Workload w{small_shape(), t, 10, 2, 9};
+    const Workload w{small_shape(), t, 10, 2, 9, std::nullopt};
     const HostWorkload h = make_host_workload(w);
     for (const AlignedBuffer* buf : {&h.q, &h.k_pool, &h.v_pool}) {
       const std::size_t n = buf->size() / element_size(t);
@@ -239,7 +241,7 @@ TEST_CASE("the inputs are random, non-zero and within [-1, 1]") {
 }
 
 TEST_CASE("the same seed reproduces the workload byte for byte") {
-  const Workload w{small_shape(), DType::bf16, 10, 2, 11};
+  const Workload w{small_shape(), DType::bf16, 10, 2, 11, std::nullopt};
   const HostWorkload a = make_host_workload(w), b = make_host_workload(w);
   CHECK(std::memcmp(a.q.data(), b.q.data(), a.q.size()) == 0);
   CHECK(std::memcmp(a.k_pool.data(), b.k_pool.data(), a.k_pool.size()) == 0);
@@ -248,7 +250,7 @@ TEST_CASE("the same seed reproduces the workload byte for byte") {
 }
 
 TEST_CASE("a different seed changes the inputs and the block table") {
-  Workload w{small_shape(), DType::bf16, 10, 2, 11};
+  Workload w{small_shape(), DType::bf16, 10, 2, 11, std::nullopt};
   const HostWorkload a = make_host_workload(w);
   w.seed = 12;
   const HostWorkload b = make_host_workload(w);
@@ -257,14 +259,14 @@ TEST_CASE("a different seed changes the inputs and the block table") {
 }
 
 TEST_CASE("keys, values and queries are different tensors") {
-  const Workload w{small_shape(), DType::f32, 10, 1, 3};
+  const Workload w{small_shape(), DType::f32, 10, 1, 3, std::nullopt};
   const HostWorkload h = make_host_workload(w);
   CHECK(std::memcmp(h.k_pool.data(), h.v_pool.data(), h.k_pool.size()) != 0);
   CHECK(std::memcmp(h.q.data(), h.k_pool.data(), h.q.size()) != 0);
 }
 
 TEST_CASE("a workload with a bad shape, length or replica count is rejected") {
-  Workload w{small_shape(), DType::f32, 10, 1, 3};
+  Workload w{small_shape(), DType::f32, 10, 1, 3, std::nullopt};
   w.shape.kv_heads = 3;
   CHECK_THROWS_AS(make_host_workload(w), InputError);
   w.shape = small_shape();
@@ -278,7 +280,7 @@ TEST_CASE("a workload with a bad shape, length or replica count is rejected") {
 TEST_CASE("a workload larger than this machine's memory is refused naming its bytes") {
   // B = 2^20, L = 2^30 in bf16: K and V alone are 2 * 2^50 * 8 * 128 * 2 bytes, about 4.6e18.
   // Refused before any allocation: allocating first would fail with bad_alloc instead.
-  Workload w{Shape{}, DType::bf16, std::int64_t(1) << 30, 1, 1};
+  Workload w{Shape{}, DType::bf16, std::int64_t(1) << 30, 1, 1, std::nullopt};
   w.shape.batch = 1 << 20;
   const std::string msg = error_message([&] { make_host_workload(w); });
   CHECK(msg.find("bytes") != std::string::npos);
@@ -302,7 +304,7 @@ Workload bytes_case() {
   s.kv_heads = 2;
   s.head_dim = 64;
   s.block_size = 16;
-  return Workload{s, DType::bf16, 100, 1, 0};
+  return Workload{s, DType::bf16, 100, 1, 0, std::nullopt};
 }
 }  // namespace
 
@@ -336,10 +338,115 @@ TEST_CASE("dtypes parse from their names and reject others") {
   CHECK(parse_dtype("f32") == DType::f32);
   CHECK(parse_dtype("f16") == DType::f16);
   CHECK(parse_dtype("bf16") == DType::bf16);
+  CHECK(parse_dtype("fp8_e4m3") == DType::e4m3);
   CHECK(error_message([] { parse_dtype("fp8"); }).find("fp8") != std::string::npos);
   CHECK(element_size(DType::f32) == 4);
   CHECK(element_size(DType::f16) == 2);
   CHECK(element_size(DType::bf16) == 2);
+  CHECK(element_size(DType::e4m3) == 1);
+}
+
+TEST_CASE("fp8_e4m3 stores K/V only: q's parser refuses it and says where it belongs") {
+  CHECK(parse_query_dtype("bf16") == DType::bf16);
+  const std::string m = error_message([] { parse_query_dtype("fp8_e4m3"); });
+  CHECK(m.find("fp8_e4m3") != std::string::npos);
+  CHECK(m.find("--kv-dtype") != std::string::npos);
+  CHECK(error_message([] { parse_query_dtype("int8"); }).find("int8") != std::string::npos);
+}
+
+TEST_CASE("K/V are stored in the query's type or in e4m3; other pairs name both types") {
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+    CHECK_NOTHROW(validate_dtypes(t, t));
+    CHECK_NOTHROW(validate_dtypes(t, DType::e4m3));
+  }
+  const std::string m = error_message([] { validate_dtypes(DType::bf16, DType::f32); });
+  CHECK(m.find("f32") != std::string::npos);
+  CHECK(m.find("bf16") != std::string::npos);
+  CHECK_THROWS_AS(validate_dtypes(DType::e4m3, DType::e4m3), InputError);
+  Workload w{small_shape(), DType::f32, 10, 1, 3, DType::f16};
+  CHECK_THROWS_AS(make_host_workload(w), InputError);
+}
+
+namespace {
+// The value of an e4m3 code by its definition, independent of the bit manipulation under test.
+double e4m3_definition(unsigned code) {
+  const int e = int(code >> 3) & 0xf, m = int(code) & 7;
+  const double mag = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1.0 + m / 8.0, e - 7);
+  return (code & 0x80) ? -mag : mag;
+}
+}  // namespace
+
+TEST_CASE("every e4m3 code decodes to its value and encodes back to itself") {
+  for (unsigned code = 0; code < 256; ++code) {
+    CAPTURE(code);
+    const float x = e4m3_bits_to_float(std::uint8_t(code));
+    if ((code & 0x7f) == 0x7f) {
+      CHECK(std::isnan(x));
+      continue;
+    }
+    CHECK(double(x) == e4m3_definition(code));
+    CHECK(float_to_e4m3_bits(x) == code);
+  }
+  CHECK(e4m3_bits_to_float(0x7e) == 448.0f);
+  CHECK(e4m3_bits_to_float(0x01) == std::ldexp(1.0f, -9));
+}
+
+TEST_CASE("e4m3 rounds to the nearest code, ties to even, and saturates at 448") {
+  // Against a search over the finite codes, on random floats of both signs and every scale.
+  std::uint64_t state = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double mag = std::ldexp(double(state >> 11) / double(1ull << 53), int(state % 24) - 14);
+    const float x = float((state >> 7) & 1 ? -mag : mag);
+    int best = -1;
+    double best_err = 0;
+    for (unsigned code = 0; code < 256; ++code) {
+      if ((code & 0x7f) == 0x7f) continue;
+      const double err = std::abs(e4m3_definition(code) - double(x));
+      if (best < 0 || err < best_err || (err == best_err && code % 2 == 0 && best % 2 == 1)) {
+        best = int(code);
+        best_err = err;
+      }
+    }
+    CAPTURE(x);
+    const double expected =
+        std::abs(x) >= 448.0f ? (x < 0 ? -448.0 : 448.0) : e4m3_definition(unsigned(best));
+    CHECK(double(e4m3_bits_to_float(float_to_e4m3_bits(x))) == expected);
+  }
+  CHECK(e4m3_bits_to_float(float_to_e4m3_bits(1.0625f)) == 1.0f);   // tie: to even mantissa
+  CHECK(e4m3_bits_to_float(float_to_e4m3_bits(1.1875f)) == 1.25f);  // tie: to even mantissa
+  CHECK(e4m3_bits_to_float(float_to_e4m3_bits(3.0f / 1024)) == 4.0f / 1024);  // subnormal tie
+  CHECK(float_to_e4m3_bits(1e30f) == 0x7e);
+  CHECK(float_to_e4m3_bits(-std::numeric_limits<float>::infinity()) == 0xfe);
+  CHECK((float_to_e4m3_bits(std::numeric_limits<float>::quiet_NaN()) & 0x7f) == 0x7f);
+}
+
+TEST_CASE("e4m3 K/V hold the inputs over their scale in one byte each; q stays in its type") {
+  const Workload w{small_shape(), DType::bf16, 10, 2, 11, DType::e4m3};
+  const Workload same{small_shape(), DType::bf16, 10, 2, 11, std::nullopt};
+  CHECK(w.kv_dtype() == DType::e4m3);
+  CHECK(same.kv_dtype() == DType::bf16);
+  CHECK(w.kv_scale() == kE4m3Scale);
+  CHECK(same.kv_scale() == 1.0f);
+  CHECK(w.kv_bytes_per_call() * 2 == same.kv_bytes_per_call());
+  const HostWorkload h = make_host_workload(w);
+  CHECK(h.k_pool.size() == std::size_t(w.pool_elements()));
+  CHECK(h.q.size() == std::size_t(w.replicas * w.io_elements() * 2));
+  const BytesModel fp8 = bytes_per_call(w, Path::fused), bf16 = bytes_per_call(same, Path::fused);
+  CHECK(fp8.kv_read * 2 == bf16.kv_read);
+  CHECK(fp8.io == bf16.io);
+  // Dequantized, each stored value is its input to e4m3's precision (3 mantissa bits), and
+  // the inputs reach most of e4m3's range.
+  float largest = 0;
+  for (std::int64_t i = 0; i < w.pool_elements(); ++i) {
+    const float q = load_as(DType::e4m3, h.k_pool.data(), std::size_t(i));
+    const float x = random_value(w.seed, TensorId::key, std::uint64_t(i));
+    largest = std::max(largest, std::abs(q));
+    // Half a step of a 3-bit mantissa, or of the subnormals' 2^-9 (times the scale).
+    CHECK(std::abs(q * w.kv_scale() - x) <= std::max(std::abs(x) / 16, kE4m3Scale / 1024) * 1.001f);
+  }
+  CHECK(largest > 400.0f);
+  CHECK(largest <= 448.0f);
 }
 
 TEST_CASE("bf16 converts known values to their bit patterns and back") {
@@ -470,7 +577,7 @@ TEST_CASE("f16 and bf16 rounding agrees with a wide-integer reference on random 
 }
 
 TEST_CASE("store_as and load_as round-trip a representable value in every dtype") {
-  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+  for (DType t : {DType::f32, DType::f16, DType::bf16, DType::e4m3}) {
     CAPTURE(to_string(t));
     std::uint32_t buf[4] = {};
     store_as(t, buf, 2, -0.375f);  // exact in all three

@@ -28,7 +28,7 @@ namespace {
 struct RunOptions {
   SweepConfig config;
   std::string backend = "auto", path = "all", lengths = "auto", dtype = "bf16", cache = "cold",
-              statistic = "min", fit_from = "auto";
+              statistic = "min", fit_from = "auto", kv_dtype;
   std::string json_path, csv_path;
 };
 
@@ -40,7 +40,8 @@ int run(RunOptions& o) {
   c.auto_lengths = o.lengths == "auto";
   if (!c.auto_lengths) c.lengths = parse_lengths(o.lengths);
   c.fit_from = parse_fit_from(o.fit_from);
-  c.dtype = parse_dtype(o.dtype);
+  c.dtype = parse_query_dtype(o.dtype);
+  if (!o.kv_dtype.empty()) c.kv_storage = parse_dtype(o.kv_dtype);
   c.sampling.cache = parse_cache_state(o.cache);
   c.statistic = parse_statistic(o.statistic);
   validate(c);
@@ -145,6 +146,9 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   add_shape_options(sub, o->config.shape);
   sub->add_option("--dtype", o->dtype, "Storage type of q, K/V and output: f32, f16 or bf16")
       ->capture_default_str();
+  sub->add_option("--kv-dtype", o->kv_dtype,
+                  "Storage type of K/V when it differs from --dtype: f32, f16, bf16 or fp8_e4m3 "
+                  "(a per-tensor scale; see the README)");
   sub->add_option("--cache", o->cache, "cold (caches flushed between samples) or hot")
       ->capture_default_str();
   sub->add_option(

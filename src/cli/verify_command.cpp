@@ -4,6 +4,9 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -18,21 +21,30 @@ namespace readbench::cli {
 namespace {
 
 struct VerifyOptions {
-  std::string backend = "auto", dtypes = "f32,f16,bf16", lengths;
+  std::string backend = "auto", dtypes = "f32,f16,bf16", kv_dtypes = "same,fp8_e4m3", lengths;
   Shape shape;
   int threads = 0, device = 0;
   std::uint64_t seed = 7;
 };
 
-std::vector<DType> parse_dtypes(const std::string& text) {
-  std::vector<DType> out;
+// Comma-separated items of `text`, each through `parse`.
+template <class Parse>
+auto parse_list(const std::string& text, Parse parse) {
+  std::vector<decltype(parse(std::string_view{}))> out;
   std::size_t pos = 0;
   while (true) {
     const auto comma = text.find(',', pos);
-    out.push_back(parse_dtype(text.substr(pos, comma == std::string::npos ? comma : comma - pos)));
+    out.push_back(parse(
+        std::string_view(text).substr(pos, comma == std::string::npos ? comma : comma - pos)));
     if (comma == std::string::npos) return out;
     pos = comma + 1;
   }
+}
+
+// A K/V type of --kv-dtypes: "same" (empty) stores K/V in the query's type.
+std::optional<DType> parse_kv_item(std::string_view s) {
+  if (s == "same") return std::nullopt;
+  return parse_dtype(s);
 }
 
 // printf-style, through write_stdout: each line is checked as it goes out, so a failed write
@@ -48,7 +60,15 @@ int run(const VerifyOptions& o) {
   o.shape.validate();
   validate_backend_options(o.threads, o.device);
   const BackendChoice choice = parse_backend_choice(o.backend);
-  const auto dtypes = parse_dtypes(o.dtypes);
+  // Each (q, K/V) pair once, in the order asked; a pair the kernels do not read is refused
+  // before anything runs.
+  std::vector<std::pair<DType, DType>> pairs;
+  for (DType t : parse_list(o.dtypes, parse_query_dtype))
+    for (const std::optional<DType>& kv : parse_list(o.kv_dtypes, parse_kv_item)) {
+      const std::pair pair{t, kv.value_or(t)};
+      validate_dtypes(pair.first, pair.second);
+      if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
+    }
   std::vector<std::int64_t> lengths;
   if (o.lengths.empty()) {  // 1, S, S+1, 1000 (S = 1 makes the first two the same)
     const std::int64_t S = o.shape.block_size;
@@ -60,22 +80,24 @@ int run(const VerifyOptions& o) {
   }
   bool all_passed = true, header_printed = false;
   const auto check = [&](const std::string& name, Backend& backend) {
-    for (DType t : dtypes)
+    for (const auto& [t, kv] : pairs) {
       for (std::int64_t len : lengths) {
-        const Workload w{o.shape, t, len, 1, o.seed};
+        const Workload w{o.shape, t, len, 1, o.seed, kv};
         const auto checks = check_paths(backend, w, {Path::gather, Path::fused});
         if (!header_printed) {
-          print("%-7s %-5s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "path", "L", "error",
-                "tolerance", "result");
+          print("%-7s %-5s %-8s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "kv", "path", "L",
+                "error", "tolerance", "result");
           header_printed = true;
         }
         for (const CheckResult& c : checks) {
           all_passed = all_passed && c.passed;
-          print("%-7s %-5s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
-                std::string(to_string(t)).c_str(), std::string(to_string(c.path)).c_str(),
-                (long long)len, c.error, c.tolerance, c.passed ? "pass" : "FAIL");
+          print("%-7s %-5s %-8s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
+                std::string(to_string(t)).c_str(), std::string(to_string(c.kv_dtype)).c_str(),
+                std::string(to_string(c.path)).c_str(), (long long)len, c.error, c.tolerance,
+                c.passed ? "pass" : "FAIL");
         }
       }
+    }
     return true;
   };
   // Under auto or all, a backend that cannot run is reported and the others still checked.
@@ -93,7 +115,11 @@ void setup_verify_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "verify", "Check gather and fused against an f64 reference on random inputs (no timing)");
   sub->add_option("--backend", o->backend, "cpu, cuda, all, or auto")->capture_default_str();
-  sub->add_option("--dtypes", o->dtypes, "Comma-separated dtypes to check")->capture_default_str();
+  sub->add_option("--dtypes", o->dtypes, "Comma-separated types of q and the output to check")
+      ->capture_default_str();
+  sub->add_option("--kv-dtypes", o->kv_dtypes,
+                  "Comma-separated K/V storage types to check with each (same: the query's type)")
+      ->capture_default_str();
   sub->add_option("-L,--lengths", o->lengths, "History lengths (default: 1, S, S+1, 1000)");
   add_shape_options(sub, o->shape);
   sub->add_option("--threads", o->threads, "CPU threads (0: all cores)")

@@ -38,13 +38,16 @@ namespace {
 // Gigabytes at the longest lengths take seconds: a signal skips the blocks not yet filled
 // (nothing may leave a parallel region by throwing) and the caller throws after it. Whole blocks
 // in one static loop touch the pages the way a loop over the elements would.
-void fill(AlignedBuffer& buf, DType t, std::uint64_t seed, TensorId id, std::int64_t n) {
+// A quantized type stores value / scale.
+void fill(AlignedBuffer& buf, DType t, std::uint64_t seed, TensorId id, std::int64_t n,
+          float scale = 1.0f) {
   constexpr std::int64_t kBlock = 1 << 16;
+  const float inverse = 1.0f / scale;
 #pragma omp parallel for schedule(static)
   for (std::int64_t b = 0; b < n; b += kBlock) {
     if (interrupt_signal() != 0) continue;
     for (std::int64_t i = b; i < std::min(n, b + kBlock); ++i)
-      store_as(t, buf.data(), std::size_t(i), random_value(seed, id, std::uint64_t(i)));
+      store_as(t, buf.data(), std::size_t(i), random_value(seed, id, std::uint64_t(i)) * inverse);
   }
   throw_if_interrupted();
 }
@@ -52,7 +55,7 @@ void fill(AlignedBuffer& buf, DType t, std::uint64_t seed, TensorId id, std::int
 }  // namespace
 
 std::int64_t host_workload_bytes(const Workload& w) {
-  const long double bytes = 2.0L * w.pool_elements() * element_size(w.dtype) +
+  const long double bytes = 2.0L * w.pool_elements() * element_size(w.kv_dtype()) +
                             (long double)w.replicas * w.io_elements() * element_size(w.dtype) +
                             (long double)w.num_blocks() * sizeof(std::int32_t);
   return bytes > 9e18L ? std::numeric_limits<std::int64_t>::max() : std::int64_t(bytes);
@@ -74,10 +77,10 @@ void check_host_memory(const Workload& w) {
   // Size the whole workload before allocating any of it, in floating point so that no
   // product can overflow, and refuse what this machine's memory cannot hold.
   const long double bytes =
-      (2.0L * w.replicas * w.shape.batch *
-           ((w.length + w.shape.block_size - 1) / w.shape.block_size) * w.shape.block_size *
-           w.shape.kv_heads * w.shape.head_dim +
-       2.0L * w.replicas * w.shape.batch * w.shape.q_heads * w.shape.head_dim) *
+      2.0L * w.replicas * w.shape.batch *
+          ((w.length + w.shape.block_size - 1) / w.shape.block_size) * w.shape.block_size *
+          w.shape.kv_heads * w.shape.head_dim * element_size(w.kv_dtype()) +
+      2.0L * w.replicas * w.shape.batch * w.shape.q_heads * w.shape.head_dim *
           element_size(w.dtype) +
       // the f64 copies of one output that a correctness check holds (reference and result)
       2.0L * 8 * w.shape.batch * w.shape.q_heads * w.shape.head_dim;
@@ -102,21 +105,22 @@ HostWorkload make_host_workload(const Workload& w) {
     throw InputError("history length must be positive, got " + std::to_string(w.length));
   if (w.replicas <= 0)
     throw InputError("replicas must be positive, got " + std::to_string(w.replicas));
+  validate_dtypes(w.dtype, w.kv_dtype());
 
   check_host_memory(w);
   BlockAllocator alloc(w.num_blocks(), w.seed);  // refuses tables past 32 bits
 
   HostWorkload h;
   h.workload = w;
-  const std::size_t es = element_size(w.dtype);
   const std::int64_t pool = w.pool_elements();
   const std::int64_t io = std::int64_t(w.replicas) * w.io_elements();
-  h.q = AlignedBuffer(std::size_t(io) * es, "the query buffer");
-  h.k_pool = AlignedBuffer(std::size_t(pool) * es, "the K pool");
-  h.v_pool = AlignedBuffer(std::size_t(pool) * es, "the V pool");
+  const std::size_t kv_bytes = std::size_t(pool) * element_size(w.kv_dtype());
+  h.q = AlignedBuffer(std::size_t(io) * element_size(w.dtype), "the query buffer");
+  h.k_pool = AlignedBuffer(kv_bytes, "the K pool");
+  h.v_pool = AlignedBuffer(kv_bytes, "the V pool");
   fill(h.q, w.dtype, w.seed, TensorId::query, io);
-  fill(h.k_pool, w.dtype, w.seed, TensorId::key, pool);
-  fill(h.v_pool, w.dtype, w.seed, TensorId::value, pool);
+  fill(h.k_pool, w.kv_dtype(), w.seed, TensorId::key, pool, w.kv_scale());
+  fill(h.v_pool, w.kv_dtype(), w.seed, TensorId::value, pool, w.kv_scale());
 
   h.block_table.resize(std::size_t(w.num_blocks()));
   for (auto& entry : h.block_table) entry = alloc.allocate();

@@ -1,6 +1,7 @@
 #include "core/shape.hpp"
 
 #include "core/errors.hpp"
+#include "core/strprintf.hpp"
 
 namespace readbench {
 
@@ -33,6 +34,15 @@ void Shape::validate() const {
   if (q_heads % kv_heads != 0)
     throw InputError("--q-heads (" + std::to_string(q_heads) +
                      ") must be a multiple of --kv-heads (" + std::to_string(kv_heads) + ")");
+}
+
+std::string dtypes_label(const Workload& w) {
+  std::string label(to_string(w.dtype));
+  if (w.kv_dtype() == w.dtype) return label;
+  label += " q, " + std::string(to_string(w.kv_dtype())) + " K/V";
+  if (w.kv_scale() != 1.0f)
+    label += " (scale " + strprintf("%.3g", double(w.kv_scale())) + " per tensor)";
+  return label;
 }
 
 }  // namespace readbench

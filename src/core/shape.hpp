@@ -1,6 +1,7 @@
 #pragma once
 // The decode-attention problem: B sequences, one query token each.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -36,10 +37,15 @@ struct Shape {
 // of calls after a cache flush reads data that no earlier call in the batch touched.
 struct Workload {
   Shape shape;
-  DType dtype = DType::bf16;
-  std::int64_t length = 0;  // L, history tokens per sequence
+  DType dtype = DType::bf16;  // q and the output
+  std::int64_t length = 0;    // L, history tokens per sequence
   int replicas = 1;
   std::uint64_t seed = 0;
+  std::optional<DType> kv_storage;  // K/V; empty: the same as dtype
+
+  DType kv_dtype() const { return kv_storage.value_or(dtype); }
+  // K/V hold value / kv_scale(): 1 unless they are quantized (one scale for each pool).
+  float kv_scale() const { return kv_dtype() == DType::e4m3 ? kE4m3Scale : 1.0f; }
 
   std::int64_t blocks_per_seq() const { return (length + shape.block_size - 1) / shape.block_size; }
   // Physical blocks in the pool: every replica's sequences own distinct blocks.
@@ -57,8 +63,11 @@ struct Workload {
   // K and V bytes one call reads: the history actually attended to, not padding.
   std::int64_t kv_bytes_per_call() const {
     return 2 * std::int64_t(shape.batch) * length * shape.kv_heads * shape.head_dim *
-           std::int64_t(element_size(dtype));
+           std::int64_t(element_size(kv_dtype()));
   }
 };
+
+// "bf16", or "bf16 q, fp8_e4m3 K/V (scale 0.00223 per tensor)" where K/V differ.
+std::string dtypes_label(const Workload& w);
 
 }  // namespace readbench

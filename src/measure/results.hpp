@@ -35,13 +35,19 @@ struct SweepConfig {
   std::int64_t max_length = 4194304;  // auto grid: the longest length it may time
   double sweep_budget_s = 120;        // auto grid: seconds per backend before no new length starts
   Shape shape;
-  DType dtype = DType::bf16;
+  DType dtype = DType::bf16;        // q and the output
+  std::optional<DType> kv_storage;  // K/V; empty: dtype
   SamplingPolicy sampling;
   Statistic statistic = Statistic::min;  // what the fit, GB/s and speedups use
   std::optional<double> fit_from;        // empty: auto (read_fit.hpp)
   int threads = 0;                       // 0: all cores
   int device = 0;
   std::uint64_t seed = 42;
+
+  // The workload of one length (one replica): the configured shape, dtypes and seed.
+  Workload workload(std::int64_t length) const {
+    return Workload{shape, dtype, length, 1, seed, kv_storage};
+  }
 };
 
 struct CheckResult {
@@ -49,6 +55,7 @@ struct CheckResult {
   std::int64_t length = 0;
   int batch = 0;
   DType dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
   double error = 0;  // relative Frobenius error against the f64 reference
   double tolerance = 0;
   bool passed = false;

@@ -75,7 +75,7 @@ Quality judge_quality(const RunResult& run) {
 
 // K and V bytes a call reads per token of history.
 double kv_bytes_per_token(const SweepConfig& c) {
-  return double(Workload{c.shape, c.dtype, 1, 1, c.seed}.kv_bytes_per_call());
+  return double(c.workload(1).kv_bytes_per_call());
 }
 
 ReadFitOptions fit_options(const SweepConfig& c, const BackendResult& info) {
@@ -223,7 +223,8 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     r.path = p;
     mine.push_back(r);
   }
-  Workload w{c.shape, c.dtype, 0, 1, c.seed ^ 0x5eedc0de};  // fresh inputs for the checks
+  Workload w = c.workload(0);
+  w.seed ^= 0x5eedc0de;  // fresh inputs for the checks
   for (std::int64_t len : verification_lengths(c)) {
     throw_if_interrupted();
     w.length = len;
@@ -257,7 +258,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     throw_if_interrupted();
     std::int64_t len = c.auto_lengths ? kAutoFirstLength : c.lengths[step];
     for (std::size_t i = 0; c.auto_lengths && i < step; ++i) len *= kAutoLengthFactor;
-    Workload tw{c.shape, c.dtype, len, 1, c.seed};
+    Workload tw = c.workload(len);
     tw.replicas = c.sampling.cache == CacheState::hot
                       ? 1
                       : replicas_for(tw.kv_bytes_per_call(), backend.cache_bytes(),
@@ -316,6 +317,7 @@ int replicas_for(std::int64_t bytes_per_call, std::int64_t cache_bytes, double r
 
 void validate(const SweepConfig& c) {
   c.shape.validate();
+  validate_dtypes(c.dtype, c.workload(0).kv_dtype());
   validate(c.sampling);
   if (c.paths.empty()) throw InputError("--path selects no path");
   if (!c.auto_lengths && c.lengths.empty()) throw InputError("--lengths is empty");
@@ -334,7 +336,7 @@ void validate(const SweepConfig& c) {
   // (verify.cpp), on one replica. An auto grid stops before its memory bound instead.
   const std::int64_t longest = std::max(c.auto_lengths ? kAutoFirstLength : c.lengths.back(),
                                         std::int64_t(c.shape.block_size) + 1);
-  check_host_memory(Workload{c.shape, c.dtype, longest, 1, c.seed});
+  check_host_memory(c.workload(longest));
 }
 
 RunResult run_sweep(const SweepConfig& c, const Progress& progress, const BackendFactory& factory) {

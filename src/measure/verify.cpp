@@ -22,6 +22,7 @@ std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
     r.length = w.length;
     r.batch = w.shape.batch;
     r.dtype = w.dtype;
+    r.kv_dtype = w.kv_dtype();
     r.tolerance = tolerance(w.dtype);
     std::vector<double> got = backend.run_for_check(p);
     throw_if_interrupted();  // a signal may have cut the call short: its output is no answer

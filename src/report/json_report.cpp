@@ -27,6 +27,7 @@ Json gpu_to_json(const GpuInfo& g) {
 Json config_to_json(const SweepConfig& c) {
   Json paths = Json::array();
   for (Path p : c.paths) paths.push_back(to_string(p));
+  const Workload kv = c.workload(0);
   return {{"backend", to_string(c.backend)},
           {"paths", paths},
           {"lengths", c.auto_lengths ? Json("auto") : Json(c.lengths)},
@@ -38,6 +39,9 @@ Json config_to_json(const SweepConfig& c) {
           {"head_dim", c.shape.head_dim},
           {"block_size", c.shape.block_size},
           {"dtype", to_string(c.dtype)},
+          {"kv_dtype", to_string(kv.kv_dtype())},
+          {"kv_scale", kv.kv_scale()},
+          {"kv_scale_granularity", kv.kv_scale() == 1.0f ? "none" : "per-tensor"},
           {"cache", to_string(c.sampling.cache)},
           {"noise_target", c.sampling.noise_target},
           {"min_samples", c.sampling.min_samples},
@@ -88,8 +92,13 @@ Json quality_to_json(const Quality& q) {
 }
 
 Json check_to_json(const CheckResult& c) {
-  return {{"length", c.length}, {"batch", c.batch},         {"dtype", to_string(c.dtype)},
-          {"error", c.error},   {"tolerance", c.tolerance}, {"passed", c.passed}};
+  return {{"length", c.length},
+          {"batch", c.batch},
+          {"dtype", to_string(c.dtype)},
+          {"kv_dtype", to_string(c.kv_dtype)},
+          {"error", c.error},
+          {"tolerance", c.tolerance},
+          {"passed", c.passed}};
 }
 
 }  // namespace

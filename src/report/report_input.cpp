@@ -82,7 +82,7 @@ bool agrees(double stored, double computed) {
 // The stored fit, checked against the one its points give (`computed`, over the stored
 // region): the gates judge the points, and a report whose fit disagrees was edited.
 void check_stored_fit(const Reader& r, const json& f, const std::string& where,
-                      const ReadFit& computed, int version) {
+                      const ReadFit& computed) {
   const double exponent = r.number(f, where, "exponent");
   const json& ci = r.field(f, where, "ci95");
   if (!ci.is_null()) {
@@ -110,16 +110,14 @@ void check_stored_fit(const Reader& r, const json& f, const std::string& where,
   };
   mismatch("exponent", exponent, computed.power.exponent);
   mismatch("n_points", r.number(f, where, "n_points"), computed.power.n_points);
-  if (version >= 2) {
-    mismatch("marginal_s", r.number(f, where, "marginal_s"), computed.affine.marginal_s);
-    mismatch("fixed_s", r.number(f, where, "fixed_s"), computed.affine.fixed_s);
-    const json& reached = r.field(f, where, "asymptote_reached");
-    if (!reached.is_boolean()) r.fail(where + ".asymptote_reached", "is not true or false");
-    if (reached.get<bool>() != computed.asymptote_reached)
-      r.fail(where + ".asymptote_reached",
-             std::string(reached.get<bool>() ? "true" : "false") +
-                 " is not what the points give: the report was edited or is corrupt");
-  }
+  mismatch("marginal_s", r.number(f, where, "marginal_s"), computed.affine.marginal_s);
+  mismatch("fixed_s", r.number(f, where, "fixed_s"), computed.affine.fixed_s);
+  const json& reached = r.field(f, where, "asymptote_reached");
+  if (!reached.is_boolean()) r.fail(where + ".asymptote_reached", "is not true or false");
+  if (reached.get<bool>() != computed.asymptote_reached)
+    r.fail(where + ".asymptote_reached",
+           std::string(reached.get<bool>() ? "true" : "false") +
+               " is not what the points give: the report was edited or is corrupt");
 }
 
 }  // namespace
@@ -174,10 +172,16 @@ Report report_from_json(const json& j, const std::string& source) {
   auto whole = [&](const char* key, int most) {
     return std::to_string(r.integer(config, "config", key, 1, most));
   };
-  rep.config = r.text(config, "config", "dtype") + ", B=" + whole("batch", kMaxBatch) +
-               " Hq=" + whole("q_heads", kMaxHeads) + " Hkv=" + whole("kv_heads", kMaxHeads) +
-               " D=" + whole("head_dim", kMaxHeadDim) + " S=" + whole("block_size", kMaxBlockSize) +
-               ", " + r.text(config, "config", "cache") + " cache";
+  // K/V in their own type from version 3; before it they were in dtype.
+  std::string dtypes = r.text(config, "config", "dtype");
+  if (config.contains("kv_dtype") && r.text(config, "config", "kv_dtype") != dtypes)
+    dtypes += " q, " + r.text(config, "config", "kv_dtype") + " K/V (scale " +
+              json(r.positive(config, "config", "kv_scale")).dump() + " " +
+              r.text(config, "config", "kv_scale_granularity") + ")";
+  rep.config = dtypes + ", B=" + whole("batch", kMaxBatch) + " Hq=" + whole("q_heads", kMaxHeads) +
+               " Hkv=" + whole("kv_heads", kMaxHeads) + " D=" + whole("head_dim", kMaxHeadDim) +
+               " S=" + whole("block_size", kMaxBlockSize) + ", " +
+               r.text(config, "config", "cache") + " cache";
   // Reports written before the verdict existed carry none: they read as clean.
   if (j.contains("quality")) {
     const json& q = r.field(j, "report", "quality");
@@ -212,8 +216,8 @@ Report report_from_json(const json& j, const std::string& source) {
     const json& b = bandwidths[i];
     if (b.is_object() && b.contains("backend") && b["backend"].is_string() &&
         b.contains("read_gbps") && b["read_gbps"].is_number())
-      ceilings[b["backend"].get<std::string>()] = r.positive(
-          b, "machine.bandwidths[" + std::to_string(i) + "]", "read_gbps");
+      ceilings[b["backend"].get<std::string>()] =
+          r.positive(b, "machine.bandwidths[" + std::to_string(i) + "]", "read_gbps");
   }
 
   const json& results = r.array(j, "report", "results");
@@ -269,7 +273,7 @@ Report report_from_json(const json& j, const std::string& source) {
       }
       out.fit->fit_from_auto = fit.contains("fit_from_auto") && fit["fit_from_auto"].is_boolean() &&
                                fit["fit_from_auto"].get<bool>();
-      check_stored_fit(r, fit, at, *out.fit, rep.schema_version);
+      check_stored_fit(r, fit, at, *out.fit);
     }
     rep.results.push_back(std::move(out));
   }

@@ -66,7 +66,7 @@ std::string format_run(const RunResult& run) {
   const SweepConfig& c = run.config;
   std::ostringstream os;
   os << strprintf("readbench: %s, B=%d Hq=%d Hkv=%d D=%d S=%d, %s cache, statistic %s\n",
-                  std::string(to_string(c.dtype)).c_str(), c.shape.batch, c.shape.q_heads,
+                  dtypes_label(c.workload(0)).c_str(), c.shape.batch, c.shape.q_heads,
                   c.shape.kv_heads, c.shape.head_dim, c.shape.block_size,
                   std::string(to_string(c.sampling.cache)).c_str(),
                   std::string(to_string(c.statistic)).c_str());

@@ -36,6 +36,10 @@ struct Bf16 {
 struct F16 {
   std::uint16_t bits;
 };
+// e4m3 K/V (dtype.hpp): widened exactly; the kernels apply the scale to q and to the output.
+struct E4m3 {
+  std::uint8_t bits;
+};
 
 // One SIMD register of floats: GCC vector extensions keep the kernels explicit without tying
 // them to one instruction set (AVX-512 where compiled for it, else AVX2, else SSE; on aarch64
@@ -56,6 +60,7 @@ constexpr int kRegisters = 16;
 using vfloat = float __attribute__((vector_size(kLanes * sizeof(float))));
 using vu16 = std::uint16_t __attribute__((vector_size(kLanes * sizeof(std::uint16_t))));
 using vu32 = std::uint32_t __attribute__((vector_size(kLanes * sizeof(std::uint32_t))));
+using vu8 = std::uint8_t __attribute__((vector_size(kLanes)));
 
 inline vfloat load_vec(const float* p) {
   vfloat v;
@@ -97,6 +102,19 @@ inline vfloat load_vec(const F16* p) {
   return v;
 }
 
+// e4m3 to f32 without a table: a normal value's exponent is rebiased from 7 to 127 in the
+// integer domain; a subnormal one (exponent field 0) is m * 2^-9. Exact either way, and
+// independent of flush-to-zero modes. (The NaN codes, which the fill never stores, read as 480.)
+inline vfloat load_vec(const E4m3* p) {
+  vu8 b;
+  std::memcpy(&b, p, sizeof b);
+  const vu32 w = __builtin_convertvector(b, vu32);
+  const vu32 normal = ((w & 0x7fu) << 20) + (120u << 23);
+  const vfloat subnormal = __builtin_convertvector(w & 7u, vfloat) * (1.0f / 512.0f);
+  const vu32 mag = (w & 0x78u) != 0 ? normal : reinterpret_cast<vu32>(subnormal);
+  return reinterpret_cast<vfloat>(mag | ((w & 0x80u) << 24));
+}
+
 // Tree reduction across lanes: log2(lanes) shuffles instead of a chain of scalar adds.
 inline float hsum(vfloat v) {
 #if defined(__AVX512F__)
@@ -116,6 +134,9 @@ inline float scalar_f32(Bf16 x) {
 }
 inline float scalar_f32(F16 x) {
   return f16_bits_to_float(x.bits);
+}
+inline float scalar_f32(E4m3 x) {
+  return e4m3_bits_to_float(x.bits);
 }
 
 // 2^x for x <= 0 by round-to-nearest range reduction and a degree-7 Taylor polynomial on
@@ -317,16 +338,17 @@ inline void bfdot_scores(const Bf16* q, float qscale, int D, const Bf16* k, std:
 }
 #endif
 
-// Whether the accumulators of this dtype and head dim hold the head dim permuted.
-template <class T>
+// Whether the accumulators of these types (of q, of K/V) and head dim hold the head dim
+// permuted.
+template <class Q, class Kv>
 constexpr bool permuted_acc(int D) {
-  return std::is_same_v<T, Bf16> && kBf16Dot && D % 32 == 0;
+  return std::is_same_v<Q, Bf16> && std::is_same_v<Kv, Bf16> && kBf16Dot && D % 32 == 0;
 }
 
 // Position in the accumulator of head-dim element d (identity unless permuted_acc).
-template <class T>
+template <class Q, class Kv>
 inline int acc_position(int d, int D) {
-  if (!permuted_acc<T>(D)) return d;
+  if (!permuted_acc<Q, Kv>(D)) return d;
   const int chunk = d / 32 * 32, e = d % 32, lane = e / 8, w = e % 8;
   return chunk + (w < 4 ? 0 : 16) + 4 * lane + w % 4;
 }
@@ -364,16 +386,16 @@ struct QueryTile {
 
 // Folds n <= kChunk rows (row i at k + i*stride, likewise v) into the state of G heads.
 // pq: lines of a later block to prefetch while this runs (drained by the end).
-template <class T, int G>
-void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrdiff_t stride, int n,
+template <class Q, class T, int G>
+void attend_rows(const QueryTile<Q>& q, int D, const T* k, const T* v, std::ptrdiff_t stride, int n,
                  HeadState<G>& st, PrefetchQueue& pq) {
   // Rows per pass and vectors per tile sized so accumulators fit the register file.
   constexpr int TT = std::max(1, (kRegisters - 3) / (G + 1));
   constexpr int TV = std::max(1, kRegisters / 2 / G);
   float s[G][kChunk];
 #if defined(__AVX512BF16__)
-  if constexpr (std::is_same_v<T, Bf16>) {
-    if (permuted_acc<T>(D)) {
+  if constexpr (std::is_same_v<Q, Bf16> && std::is_same_v<T, Bf16>) {
+    if (permuted_acc<Q, T>(D)) {
       // Rows per pass: 16 accumulators where the group divides 16 (reduced together).
       constexpr int TT2 = 16 % G == 0 ? 16 / G : std::max(1, (kRegisters - 2 - G) / G);
       constexpr int TV2 = std::max(1, kRegisters / 4 / G);
@@ -398,7 +420,7 @@ void attend_rows(const QueryTile<T>& q, int D, const T* k, const T* v, std::ptrd
 #endif
   int t = 0;
 #if defined(__ARM_FEATURE_BF16_VECTOR_ARITHMETIC)
-  if constexpr (std::is_same_v<T, Bf16>) {
+  if constexpr (std::is_same_v<Q, Bf16> && std::is_same_v<T, Bf16>) {
     if (D % 8 == 0) {
       for (; t + TT <= n; t += TT) bfdot_scores<G, TT>(q.stored, q.scale, D, k, stride, t, s);
       for (; t < n; ++t) bfdot_scores<G, 1>(q.stored, q.scale, D, k, stride, t, s);
@@ -496,6 +518,7 @@ struct ContiguousRows {
 
 template <class T>
 void store_out(std::byte* out, std::int64_t index, float x) {
+  static_assert(!std::is_same_v<T, E4m3>, "e4m3 holds K/V only");
   if constexpr (std::is_same_v<T, float>)
     reinterpret_cast<float*>(out)[index] = x;
   else if constexpr (std::is_same_v<T, Bf16>)
@@ -516,8 +539,8 @@ struct SliceState {
 };
 
 // Runs every (sequence, KV-head group, history slice) task of split_work and merges slices.
-// make_rows(b) returns the row source of sequence b.
-template <class T, int G, class MakeRows>
+// make_rows(b) returns the row source of sequence b. Q: q and the output; T: K/V.
+template <class Q, class T, int G, class MakeRows>
 void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
                 MakeRows make_rows) {
   const Workload& w = h.workload;
@@ -530,7 +553,9 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
   const int heads = Hq / groups;
   const std::int64_t tasks = std::int64_t(sh.batch) * groups * splits;
   const float qscale = float(1.4426950408889634 / std::sqrt(double(D)));  // log2(e)/sqrt(D)
-  const T* q = reinterpret_cast<const T*>(h.query(replica));
+  // Quantized K/V: the K scale goes into the scaled queries, the V scale into the output.
+  const float kv_scale = w.kv_scale();
+  const Q* q = reinterpret_cast<const Q*>(h.query(replica));
   std::vector<SliceState> slices(splits > 1 ? std::size_t(tasks) : 0);
   const std::int64_t row_bytes = std::int64_t(sh.kv_heads) * D * std::int64_t(sizeof(T));
   const std::int64_t span_bytes = row_bytes / groups;
@@ -545,7 +570,7 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
       const std::int64_t b = task / splits / groups;
       const std::int64_t first_q = b * Hq + std::int64_t(grp) * heads;  // [B, Hq] index
       for (int i = 0; i < heads * D; ++i)
-        qs[std::size_t(i)] = scalar_f32(q[first_q * D + i]) * qscale;
+        qs[std::size_t(i)] = scalar_f32(q[first_q * D + i]) * qscale * kv_scale;
       SliceState& st = splits > 1 ? slices[std::size_t(task)] : local;
       st.reset(heads, D);
       const auto [first_block, end_block] = split.slice_blocks(w.blocks_per_seq(), slice);
@@ -560,18 +585,18 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
               const std::int64_t head_off = std::int64_t((grp * heads + hq) / group) * D;
               HeadState<G> hs{st.m.data() + hq, st.l.data() + hq,
                               st.acc.data() + std::size_t(hq) * D};
-              const QueryTile<T> qt{qs.data() + std::size_t(hq) * D, q + (first_q + hq) * D,
+              const QueryTile<Q> qt{qs.data() + std::size_t(hq) * D, q + (first_q + hq) * D,
                                     qscale};
-              attend_rows<T, G>(qt, D, k + head_off, v + head_off, std::ptrdiff_t(sh.kv_heads) * D,
-                                n, hs, pq);
+              attend_rows<Q, T, G>(qt, D, k + head_off, v + head_off,
+                                   std::ptrdiff_t(sh.kv_heads) * D, n, hs, pq);
             }
           });
       if (splits == 1)
         for (int hq = 0; hq < heads; ++hq)
           for (int d = 0; d < D; ++d)
-            store_out<T>(
-                out, (first_q + hq) * D + d,
-                st.acc[std::size_t(hq) * D + acc_position<T>(d, D)] / st.l[std::size_t(hq)]);
+            store_out<Q>(out, (first_q + hq) * D + d,
+                         st.acc[std::size_t(hq) * D + acc_position<Q, T>(d, D)] /
+                             st.l[std::size_t(hq)] * kv_scale);
     }
     if (splits > 1) {
       // Merge the slices of each (sequence, head): rescale each to the largest maximum.
@@ -593,7 +618,7 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
           for (int d = 0; d < D; ++d) acc[std::size_t(d)] += p.acc[hq * std::size_t(D) + d] * f;
         }
         for (int d = 0; d < D; ++d)
-          store_out<T>(out, bh * D + d, acc[std::size_t(acc_position<T>(d, D))] / l);
+          store_out<Q>(out, bh * D + d, acc[std::size_t(acc_position<Q, T>(d, D))] / l * kv_scale);
       }
     }
   }
@@ -601,17 +626,17 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
 
 // Compile-time group size: the largest of 8, 4, 2, 1 that divides the GQA ratio; a larger
 // group runs as several passes over the same (cached) rows.
-template <class T, class MakeRows>
+template <class Q, class T, class MakeRows>
 void dispatch_group(const HostWorkload& h, int replica, std::byte* out, int threads,
                     MakeRows make_rows) {
   const int group = h.workload.shape.group();
-  if (group % 8 == 0) return attend_all<T, 8>(h, replica, out, threads, make_rows);
-  if (group % 4 == 0) return attend_all<T, 4>(h, replica, out, threads, make_rows);
-  if (group % 2 == 0) return attend_all<T, 2>(h, replica, out, threads, make_rows);
-  attend_all<T, 1>(h, replica, out, threads, make_rows);
+  if (group % 8 == 0) return attend_all<Q, T, 8>(h, replica, out, threads, make_rows);
+  if (group % 4 == 0) return attend_all<Q, T, 4>(h, replica, out, threads, make_rows);
+  if (group % 2 == 0) return attend_all<Q, T, 2>(h, replica, out, threads, make_rows);
+  attend_all<Q, T, 1>(h, replica, out, threads, make_rows);
 }
 
-template <class T>
+template <class Q, class T>
 void fused_typed(const HostWorkload& h, int replica, std::byte* out, int threads) {
   const Workload& w = h.workload;
   const Shape& sh = w.shape;
@@ -619,13 +644,13 @@ void fused_typed(const HostWorkload& h, int replica, std::byte* out, int threads
   const auto* v = reinterpret_cast<const T*>(h.v_pool.data());
   const std::int32_t* table = h.table(replica);
   const std::int64_t block_elems = std::int64_t(sh.block_size) * sh.kv_heads * sh.head_dim;
-  dispatch_group<T>(h, replica, out, threads, [&](int b) {
+  dispatch_group<Q, T>(h, replica, out, threads, [&](int b) {
     return PagedRows<T>{k, v, table + std::int64_t(b) * w.blocks_per_seq(), sh.block_size,
                         block_elems};
   });
 }
 
-template <class T>
+template <class Q, class T>
 void gather_typed(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
                   int threads) {
   const Workload& w = h.workload;
@@ -650,34 +675,41 @@ void gather_typed(const HostWorkload& h, int replica, std::byte* out, GatherWork
     std::memcpy(ck + dst, k_pool + src, bytes);
     std::memcpy(cv + dst, v_pool + src, bytes);
   }
-  dispatch_group<T>(h, replica, out, threads, [&](int b) {
+  dispatch_group<Q, T>(h, replica, out, threads, [&](int b) {
     return ContiguousRows<T>{ck + b * L * row_elems, cv + b * L * row_elems, row_elems};
   });
+}
+
+// The storage types of q (and the output) and of K/V: K/V in q's type, or e4m3
+// (validate_dtypes refuses the rest).
+template <class F>
+void with_types(const Workload& w, F&& f) {
+  const bool fp8 = w.kv_dtype() == DType::e4m3;
+  switch (w.dtype) {
+    case DType::f32:
+      return fp8 ? f(float{}, E4m3{}) : f(float{}, float{});
+    case DType::f16:
+      return fp8 ? f(F16{}, E4m3{}) : f(F16{}, F16{});
+    case DType::bf16:
+      return fp8 ? f(Bf16{}, E4m3{}) : f(Bf16{}, Bf16{});
+    case DType::e4m3:
+      break;
+  }
 }
 
 }  // namespace
 
 void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads) {
-  switch (h.workload.dtype) {
-    case DType::f32:
-      return fused_typed<float>(h, replica, out, threads);
-    case DType::f16:
-      return fused_typed<F16>(h, replica, out, threads);
-    case DType::bf16:
-      return fused_typed<Bf16>(h, replica, out, threads);
-  }
+  with_types(h.workload, [&](auto q, auto kv) {
+    fused_typed<decltype(q), decltype(kv)>(h, replica, out, threads);
+  });
 }
 
 void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
                  int threads) {
-  switch (h.workload.dtype) {
-    case DType::f32:
-      return gather_typed<float>(h, replica, out, ws, threads);
-    case DType::f16:
-      return gather_typed<F16>(h, replica, out, ws, threads);
-    case DType::bf16:
-      return gather_typed<Bf16>(h, replica, out, ws, threads);
-  }
+  with_types(h.workload, [&](auto q, auto kv) {
+    gather_typed<decltype(q), decltype(kv)>(h, replica, out, ws, threads);
+  });
 }
 
 }  // namespace readbench::cpu::READBENCH_CPU_ISA

@@ -58,7 +58,8 @@ cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, cons
   g.length = p.length;
   g.block_size = p.block_size;
   g.blocks_per_seq = p.blocks_per_seq();
-  g.row_chunks = std::int64_t(p.kv_heads) * p.head_dim * std::int64_t(element_size(p.dtype)) / 16;
+  g.row_chunks =
+      std::int64_t(p.kv_heads) * p.head_dim * std::int64_t(element_size(p.kv_dtype)) / 16;
   const dim3 grid(unsigned(g.blocks_per_seq), unsigned(p.batch), 2);
   block_gather_kernel<<<grid, 256, 0, stream>>>(g);
   return cudaGetLastError();

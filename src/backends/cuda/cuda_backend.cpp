@@ -220,9 +220,9 @@ void CudaBackend::prepare(HostWorkload&& host) {
     throw InputError("--kv-heads " + std::to_string(p.kv_heads) +
                      " exceeds the CUDA backend's limit of 65535 thread-block rows");
 
-  const std::size_t es = element_size(w.dtype);
-  const std::size_t pool_bytes = std::size_t(w.pool_elements()) * es;
-  const std::size_t io_bytes = std::size_t(w.replicas) * std::size_t(w.io_elements()) * es;
+  const std::size_t pool_bytes = std::size_t(w.pool_elements()) * element_size(w.kv_dtype());
+  const std::size_t io_bytes =
+      std::size_t(w.replicas) * std::size_t(w.io_elements()) * element_size(w.dtype);
   const std::size_t table_bytes = h.block_table.size() * sizeof(std::int32_t);
   const std::size_t ws_bytes = split_state_bytes(p, fused, gather);
   const std::size_t needed = 2 * pool_bytes + 2 * io_bytes + table_bytes + ws_bytes;
@@ -250,8 +250,8 @@ void CudaBackend::prepare(HostWorkload&& host) {
 
   // The gather path's contiguous copy may not fit where the fused path does: then only gather
   // fails, with the reason.
-  const std::size_t contig_bytes =
-      std::size_t(s.batch) * std::size_t(w.length) * s.kv_heads * s.head_dim * es;
+  const std::size_t contig_bytes = std::size_t(s.batch) * std::size_t(w.length) * s.kv_heads *
+                                   s.head_dim * element_size(w.kv_dtype());
   try {
     k_contig_ = DeviceBuffer(contig_bytes, "the gather path's contiguous K");
     v_contig_ = DeviceBuffer(contig_bytes, "the gather path's contiguous V");

@@ -39,6 +39,8 @@ cudaError_t launch_merge_splits(const DecodeProblem& p, const DecodeParams& para
     case DType::bf16:
       merge_splits_kernel<__nv_bfloat16><<<rows, 128, 0, stream>>>(params);
       break;
+    case DType::e4m3:  // never the output's type
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -142,7 +144,9 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   params.head_tiles = plan.head_tiles;
   params.splits = plan.splits;
   params.split_tokens = plan.split_tokens;
-  params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(p.head_dim)));
+  params.scale_log2 =
+      float(1.4426950408889634 / std::sqrt(double(p.head_dim)) * double(p.kv_scale));
+  params.out_scale = p.kv_scale;
   params.copy_through_l1 = plan.copy_through_l1;
   // Granlund-Montgomery: magic = ceil(2^(32 + l) / S), l = ceil(log2 S); exact for tok < 2^31.
   int l = 0;

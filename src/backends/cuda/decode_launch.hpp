@@ -17,13 +17,15 @@ namespace readbench::cuda {
 enum class KvLayout : std::uint8_t { paged, contiguous };
 
 struct DecodeProblem {
-  DType dtype = DType::bf16;
-  int batch = 1;        // B
-  int q_heads = 32;     // Hq
-  int kv_heads = 8;     // Hkv
-  int head_dim = 128;   // D: 64, 128 or 256
-  int block_size = 16;  // S, any positive value
-  int length = 1;       // L, history tokens per sequence
+  DType dtype = DType::bf16;     // q and the output
+  DType kv_dtype = DType::bf16;  // K/V: dtype or e4m3
+  float kv_scale = 1.0f;         // K/V hold value / kv_scale
+  int batch = 1;                 // B
+  int q_heads = 32;              // Hq
+  int kv_heads = 8;              // Hkv
+  int head_dim = 128;            // D: 64, 128 or 256
+  int block_size = 16;           // S, any positive value
+  int length = 1;                // L, history tokens per sequence
   int blocks_per_seq() const { return (length + block_size - 1) / block_size; }
   int group() const { return q_heads / kv_heads; }
 };
@@ -32,6 +34,8 @@ struct DecodeProblem {
 inline DecodeProblem decode_problem(const Workload& w) {
   DecodeProblem p;
   p.dtype = w.dtype;
+  p.kv_dtype = w.kv_dtype();
+  p.kv_scale = w.kv_scale();
   p.batch = w.shape.batch;
   p.q_heads = w.shape.q_heads;
   p.kv_heads = w.shape.kv_heads;
@@ -57,7 +61,8 @@ struct DecodeParams {
   int head_tiles = 0;    // thread blocks per KV head along the group (group > heads per block)
   int splits = 1;        // history splits (flash-decoding); grid.x
   int split_tokens = 0;  // tokens per split, a multiple of the kernel's tile
-  float scale_log2 = 0;  // log2(e) / sqrt(D): scores are kept in log2 units
+  float scale_log2 = 0;  // log2(e) / sqrt(D) times the K scale: scores are kept in log2 units
+  float out_scale = 1;   // the V scale, applied to each output
   std::uint64_t block_div_magic = 0;  // tok / S == (tok * magic) >> shift for tok < 2^31
   int block_div_shift = 0;
   bool copy_through_l1 = false;  // cp.async.ca rather than .cg

@@ -14,7 +14,8 @@
 //         paths.
 //   Math (mma_math.cuh, simt_math.cuh): MmaMath (f16, bf16) computes q·K and p·V with mma.sync
 //         on the tensor cores; SimtMath (any dtype; the f32 path) on CUDA cores. Both accumulate
-//         in f32.
+//         in f32, and both read K/V in q's type or in e4m3 (Math::Kv), whose scale the launch
+//         folds into scale_log2 and out_scale.
 // The kernel's pieces: vec_dtypes.cuh (storage conversions), ptx.cuh (cp.async, mma,
 // movmatrix), math.cuh (warp reductions, the softmax's running max), staged_tile.cuh (the
 // swizzled shared-memory tile); decode_table.cuh holds the host-side tables of instantiations.
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   constexpr int kRowChunks = Math::kRowChunks;
   constexpr int kTileChunks = kTile * kRowChunks;  // of K (and of V) per tile
   constexpr int kStageChunks = stage_chunks<Math>();
-  constexpr std::size_t kRowBytes = std::size_t(D) * sizeof(T);
+  constexpr std::size_t kRowBytes = std::size_t(kRowChunks) * 16;  // of K/V, in Math::Kv
   constexpr int kWarpsPerKv = kWarps / kKvPerBlock;
   static_assert(kTileChunks % kWarp == 0, "a tile is whole warp-wide copies");
   static_assert(kWarps % kKvPerBlock == 0, "whole warps per KV head");
@@ -218,7 +219,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       acc.z = fmaf(weight, x.z, acc.z);
       acc.w = fmaf(weight, x.w, acc.w);
     }
-    const float inv = 1.0f / sum;
+    const float inv = p.out_scale / sum;  // the V scale of quantized K/V, else 1
     const std::size_t bh = bh0 + std::size_t(kv) * p.group + h;
     if (p.splits == 1) {
       store_out<T>(p.out, bh * D + d, acc.x * inv);

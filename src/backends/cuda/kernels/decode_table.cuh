@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "backends/cuda/decode_launch.hpp"
 #include "backends/cuda/kernels/decode.cuh"
@@ -46,25 +47,44 @@ DecodeKernel default_decode_entry([[maybe_unused]] const Tuning& t) {
 
 // The CUDA-core kernel for a group: the smallest compiled head count that holds it; larger
 // groups take several thread blocks per KV head.
-template <class T, int D, class Rows>
+template <class T, int D, class Rows, class Kv = T>
 DecodeKernel simt_decode_entry(int group, const Tuning& t) {
-  if (group <= 1) return default_decode_entry<SimtMath<T, D, 1>, Rows>(t);
-  if (group <= 2) return default_decode_entry<SimtMath<T, D, 2>, Rows>(t);
-  if (group <= 4) return default_decode_entry<SimtMath<T, D, 4>, Rows>(t);
-  return default_decode_entry<SimtMath<T, D, 8>, Rows>(t);
+  if (group <= 1) return default_decode_entry<SimtMath<T, D, 1, Kv>, Rows>(t);
+  if (group <= 2) return default_decode_entry<SimtMath<T, D, 2, Kv>, Rows>(t);
+  if (group <= 4) return default_decode_entry<SimtMath<T, D, 4, Kv>, Rows>(t);
+  return default_decode_entry<SimtMath<T, D, 8, Kv>, Rows>(t);
+}
+
+// K/V in q's type, or in e4m3 (widened in registers).
+template <class Rows, int D, class Kv>
+DecodeKernel find_decode_kernel_for_types(const DecodeProblem& p, const Tuning& t) {
+  switch (p.dtype) {
+    case DType::f32:
+      if constexpr (std::is_same_v<Kv, E4m3>)
+        return simt_decode_entry<float, D, Rows, E4m3>(p.group(), t);
+      else
+        return simt_decode_entry<float, D, Rows>(p.group(), t);
+    case DType::f16:
+      if constexpr (std::is_same_v<Kv, E4m3>)
+        return default_decode_entry<MmaMath<__half, D, E4m3>, Rows>(t);
+      else
+        return default_decode_entry<MmaMath<__half, D>, Rows>(t);
+    case DType::bf16:
+      if constexpr (std::is_same_v<Kv, E4m3>)
+        return default_decode_entry<MmaMath<__nv_bfloat16, D, E4m3>, Rows>(t);
+      else
+        return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>(t);
+    case DType::e4m3:
+      break;
+  }
+  throw InputError("dtype " + std::string(to_string(p.dtype)) + " cannot hold q and the output");
 }
 
 template <class Rows, int D>
 DecodeKernel find_decode_kernel_for_dim(const DecodeProblem& p, const Tuning& t) {
-  switch (p.dtype) {
-    case DType::f32:
-      return simt_decode_entry<float, D, Rows>(p.group(), t);
-    case DType::f16:
-      return default_decode_entry<MmaMath<__half, D>, Rows>(t);
-    case DType::bf16:
-      return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>(t);
-  }
-  return {};
+  validate_dtypes(p.dtype, p.kv_dtype);
+  if (p.kv_dtype == DType::e4m3) return find_decode_kernel_for_types<Rows, D, E4m3>(p, t);
+  return find_decode_kernel_for_types<Rows, D, void>(p, t);
 }
 
 // The kernel for `p`. The one home of the CUDA backend's head-dim rule: the head dims compiled.

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/cuda/kernels/math.cuh"
 #include "backends/cuda/kernels/ptx.cuh"
@@ -15,49 +16,64 @@
 
 namespace readbench::cuda::kernels {
 
-// Tensor cores, f16/bf16. Per 16-token tile and warp:
+// Tensor cores, f16/bf16 q with K/V in the same type or in e4m3 (Kv = E4m3, widened to T in
+// registers). Per 16-token tile and warp:
 //   S^T[16 tok, 8 heads] = K[16 tok, D] · Q^T[D, 8 heads]          (D/16 mma, K as A operand)
 //   O^T[D, 8 heads]     += V^T[D, 16 tok] · P^T[16 tok, 8 heads]   (D/16 mma, V as A operand)
 // The contraction index of a product may be permuted freely, so each lane's K fragment is
-// whole 16-byte chunks (d = (c*4 + t)*8 .. +7 of tokens g and g+8, g = lane/4, t = lane%4) and
-// the query fragment uses the same d's. For p·V the output rows are permuted instead: lane g
-// owns chunks c*8 + g (d = c*64 + g*8 .. +7) of tokens 2t, 2t+1, 2t+8, 2t+9, paired by a byte
+// whole 16-byte chunks (chunk c*4 + t of tokens g and g+8, g = lane/4, t = lane%4: 8 d's of T,
+// 16 of e4m3) and the query fragment uses the same d's. For p·V the output rows are permuted
+// instead: lane g owns D/8 d's of tokens 2t, 2t+1, 2t+8, 2t+9 (v_dim), paired by a byte
 // permute. The score fragment S^T becomes the B operand P^T by one movmatrix transpose per 8x8
 // half. Up to 8 query heads per thread block (the mma's N).
-template <class T_, int D_>
+template <class T_, int D_, class Kv_ = T_>
 struct MmaMath {
   using T = T_;
+  using Kv = Kv_;
+  static constexpr bool kFp8 = std::is_same_v<Kv, E4m3>;
+  static_assert(kFp8 || std::is_same_v<Kv, T>, "K/V in q's type or in e4m3");
   static constexpr int D = D_;
   static constexpr int kHeads = 8;
   static constexpr int kTile = 16;
-  static constexpr int kRowChunks = D * 2 / 16;
-  static constexpr int kKChunks = D / 32;  // per K token per lane; each feeds two k-steps
-  static constexpr int kVChunks = D / 64;  // per V token per lane
-  static constexpr int kMTiles = D / 16;   // p·V output tiles of 16 d
+  static constexpr int kRowChunks = D * int(sizeof(Kv)) / 16;
+  static constexpr int kChunkD = chunk_elements<Kv>();  // d's per K chunk
+  static constexpr int kKChunks = D / (4 * kChunkD);    // per K token per lane
+  static constexpr int kQWords = D / 16;                // q pairs per lane: D/8 d's
+  static constexpr int kMTiles = D / 16;                // p·V output tiles of 16 d
+  static constexpr int kVElems = D / 8;                 // d's of each V token per lane
+  static constexpr int kVWords = kVElems * int(sizeof(Kv)) / 4;
   using Tile = StagedTile<kRowChunks>;
 
-  uint32_t q[kKChunks][4];  // B fragments of Q^T, one 16-byte chunk per two k-steps
-  float o[kMTiles][4];      // O^T fragments: (d row g or g+8 of tile i, heads 2t, 2t+1)
-  float m[2], l[2];         // heads 2t and 2t+1: running max (log2 units), this lane's sum
+  uint32_t q[kQWords];  // B fragments of Q^T: pairs of d's, in this lane's K chunk order
+  float o[kMTiles][4];  // O^T fragments: (d row g or g+8 of tile i, heads 2t, 2t+1)
+  float m[2], l[2];     // heads 2t and 2t+1: running max (log2 units), this lane's sum
 
   __device__ static int v_token(int lane, int i) { return 2 * (lane & 3) + (i & 1) + 8 * (i >> 1); }
-  // d of element e (of D/8) of lane g's V chunks.
-  __device__ static int v_dim(int g, int e) { return (e / 8) * 64 + g * 8 + e % 8; }
+  // d of element e (of D/8) of lane g's V elements: 16-byte chunks c*8 + g of the row, or for
+  // e4m3 rows of 64 bytes (D = 64) 8-byte halves.
+  __device__ static int v_dim(int g, int e) {
+    constexpr int kRun = kFp8 && D == 64 ? 8 : kChunkD;  // consecutive d's a lane owns
+    return (e / kRun) * (8 * kRun) + g * kRun + e % kRun;
+  }
 
   // q_heads0: this block's first query head, [heads, D]; heads past `valid_heads` are zeros.
   __device__ void init(const T* q_heads0, int valid_heads, int lane) {
     const int g = lane >> 2;
+    // The d's of K chunk c of lane t: (c*4 + t) * kChunkD onwards, 8 of T per 16-byte load.
 #pragma unroll
-    for (int c = 0; c < kKChunks; ++c) {
-      uint4 x = make_uint4(0, 0, 0, 0);
-      if (g < valid_heads)
-        x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D +
-                                            (c * 4 + (lane & 3)) * 8);
-      q[c][0] = x.x;
-      q[c][1] = x.y;
-      q[c][2] = x.z;
-      q[c][3] = x.w;
-    }
+    for (int c = 0; c < kKChunks; ++c)
+#pragma unroll
+      for (int h = 0; h < kChunkD / 8; ++h) {
+        uint4 x = make_uint4(0, 0, 0, 0);
+        if (g < valid_heads)
+          x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D +
+                                              (c * 4 + (lane & 3)) * kChunkD + h * 8);
+        uint32_t* w = q + (c * kChunkD + h * 8) / 2;
+        w[0] = x.x;
+        w[1] = x.y;
+        w[2] = x.z;
+        w[3] = x.w;
+      }
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.0f;
     m[0] = m[1] = -CUDART_INF_F;
@@ -73,8 +89,20 @@ struct MmaMath {
     for (int c = 0; c < kKChunks; ++c) {
       const uint4 k0 = tile.key(g, c * 4 + t);      // token g
       const uint4 k1 = tile.key(g + 8, c * 4 + t);  // token g + 8
-      mma_16816<T>(s, k0.x, k1.x, k0.y, k1.y, q[c][0], q[c][1]);
-      mma_16816<T>(s2, k0.z, k1.z, k0.w, k1.w, q[c][2], q[c][3]);
+      const uint32_t* qc = q + c * kChunkD / 2;
+      if constexpr (kFp8) {
+        const uint32_t w0[4] = {k0.x, k0.y, k0.z, k0.w}, w1[4] = {k1.x, k1.y, k1.z, k1.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {  // 4 d's of each token per k-step
+          uint32_t a0, a2, a1, a3;
+          widen_e4m3x4<T>(w0[j], a0, a2);
+          widen_e4m3x4<T>(w1[j], a1, a3);
+          mma_16816<T>(j % 2 == 0 ? s : s2, a0, a1, a2, a3, qc[2 * j], qc[2 * j + 1]);
+        }
+      } else {
+        mma_16816<T>(s, k0.x, k1.x, k0.y, k1.y, qc[0], qc[1]);
+        mma_16816<T>(s2, k0.z, k1.z, k0.w, k1.w, qc[2], qc[3]);
+      }
     }
     // s[0], s[1]: token g, heads 2t, 2t+1; s[2], s[3]: token g + 8.
     float x[4];
@@ -104,11 +132,10 @@ struct MmaMath {
     const uint32_t b0 = transpose_8x8(p_lo);  // P^T tokens 2t, 2t+1 of head g
     const uint32_t b1 = transpose_8x8(p_hi);  // P^T tokens 2t+8, 2t+9 of head g
 
-    uint4 v[4][kVChunks];  // tokens 2t, 2t+1, 2t+8, 2t+9
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-      for (int c = 0; c < kVChunks; ++c) v[i][c] = tile.value(v_token(lane, i), c * 8 + g);
+    // pa[e], pb[e]: element e of tokens (2t, 2t+1) and of tokens (2t+8, 2t+9), packed pairs.
+    uint32_t pa[kVElems], pb[kVElems];
+    value_pairs(tile, lane, 0, pa);
+    value_pairs(tile, lane, 2, pb);
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i) {
       o[i][0] *= alpha[0];
@@ -116,18 +143,45 @@ struct MmaMath {
       o[i][2] *= alpha[0];
       o[i][3] *= alpha[1];
       // Output row g of tile i is element i of this lane's D/8; row g + 8 is element D/16 + i.
-      const uint32_t a0 = pair(v[0], v[1], i), a1 = pair(v[0], v[1], D / 16 + i);
-      const uint32_t a2 = pair(v[2], v[3], i), a3 = pair(v[2], v[3], D / 16 + i);
-      mma_16816<T>(o[i], a0, a1, a2, a3, b0, b1);
+      mma_16816<T>(o[i], pa[i], pa[D / 16 + i], pb[i], pb[D / 16 + i], b0, b1);
     }
   }
 
-  // Element e of two tokens' D/8 elements, packed (first token low).
-  __device__ static uint32_t pair(const uint4 (&x)[kVChunks], const uint4 (&y)[kVChunks], int e) {
-    const int c = e / 8, w = (e % 8) / 2;
-    const uint32_t xw = w == 0 ? x[c].x : w == 1 ? x[c].y : w == 2 ? x[c].z : x[c].w;
-    const uint32_t yw = w == 0 ? y[c].x : w == 1 ? y[c].y : w == 2 ? y[c].z : y[c].w;
-    return __byte_perm(xw, yw, (e % 2) == 0 ? 0x5410 : 0x7632);
+  // The 32-bit words of this lane's V elements of token `row` (kVWords of them).
+  __device__ static void value_words(const Tile& tile, int row, int g, uint32_t* w) {
+    if constexpr (kVWords == 2) {  // e4m3, D = 64: 8 bytes, half of chunk g / 2
+      const uint2 x = tile.value_half(row, g >> 1, g & 1);
+      w[0] = x.x;
+      w[1] = x.y;
+    } else {
+#pragma unroll
+      for (int c = 0; c < kVWords / 4; ++c) {
+        const uint4 x = tile.value(row, c * 8 + g);
+        w[4 * c] = x.x;
+        w[4 * c + 1] = x.y;
+        w[4 * c + 2] = x.z;
+        w[4 * c + 3] = x.w;
+      }
+    }
+  }
+
+  // Elements of tokens v_token(lane, i0) and v_token(lane, i0 + 1), paired element by element
+  // (first token low) in T.
+  __device__ static void value_pairs(const Tile& tile, int lane, int i0, uint32_t (&out)[kVElems]) {
+    const int g = lane >> 2;
+    uint32_t x[kVWords], y[kVWords];
+    value_words(tile, v_token(lane, i0), g, x);
+    value_words(tile, v_token(lane, i0 + 1), g, y);
+#pragma unroll
+    for (int w = 0; w < kVWords; ++w) {
+      if constexpr (kFp8) {  // bytes x0 y0 x1 y1 and x2 y2 x3 y3, each widened to two pairs
+        widen_e4m3x4<T>(__byte_perm(x[w], y[w], 0x5140), out[4 * w], out[4 * w + 1]);
+        widen_e4m3x4<T>(__byte_perm(x[w], y[w], 0x7362), out[4 * w + 2], out[4 * w + 3]);
+      } else {
+        out[2 * w] = __byte_perm(x[w], y[w], 0x5410);
+        out[2 * w + 1] = __byte_perm(x[w], y[w], 0x7632);
+      }
+    }
   }
 
   __device__ void finish(int /*lane*/) {

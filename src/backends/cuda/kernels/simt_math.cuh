@@ -5,6 +5,7 @@
 #include <math_constants.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "backends/cuda/kernels/math.cuh"
 #include "backends/cuda/kernels/staged_tile.cuh"
@@ -12,24 +13,26 @@
 
 namespace readbench::cuda::kernels {
 
-// CUDA cores, any dtype; the f32 path (f32 has no tensor-core format precise enough for 1e-5).
-// kLanes lanes share one token row (16 bytes each, kPerLane chunks when the row is longer than
-// a warp's 512 bytes); the warp handles 32 / kLanes tokens at a time. Dot products reduce over
-// the row's lanes by shuffles; the softmax runs on groups of 4 tokens.
-template <class T_, int D_, int kHeads_>
+// CUDA cores, any dtype; the f32 path (f32 has no tensor-core format precise enough for 1e-5),
+// with K/V in q's type or in e4m3 (Kv). kLanes lanes share one token row (16 bytes each, kPerLane
+// chunks when the row is longer than a warp's 512 bytes); the warp handles 32 / kLanes tokens at a
+// time. Dot products reduce over the row's lanes by shuffles; the softmax runs on groups of 4
+// tokens.
+template <class T_, int D_, int kHeads_, class Kv_ = T_>
 struct SimtMath {
   using T = T_;
+  using Kv = Kv_;
   static constexpr int D = D_;
   static constexpr int kHeads = kHeads_;
-  static constexpr int kVec = 16 / int(sizeof(T));  // elements per chunk
-  static constexpr int kRowChunks = D / kVec;       // chunks per token row
+  static constexpr int kVec = chunk_elements<Kv>();  // K/V elements per chunk
+  static constexpr int kRowChunks = D / kVec;        // chunks per token row
   static constexpr int kLanes = kRowChunks < kWarp ? kRowChunks : kWarp;
   static constexpr int kPerLane = kRowChunks / kLanes;  // chunks per token per lane
   static constexpr int kTokensAtOnce = kWarp / kLanes;
-  static constexpr int kTile = D * int(sizeof(T)) > 512 ? 8 : 16;  // stage <= 16 KiB a warp
-  static constexpr int kTokens = kTile / kTokensAtOnce;            // tokens per lane per tile
-  static constexpr int kGroup = kTokens < 4 ? kTokens : 4;         // tokens per softmax update
-  static constexpr int kElems = kPerLane * kVec;                   // d values per lane
+  static constexpr int kTile = D * int(sizeof(Kv)) > 512 ? 8 : 16;  // stage <= 16 KiB a warp
+  static constexpr int kTokens = kTile / kTokensAtOnce;             // tokens per lane per tile
+  static constexpr int kGroup = kTokens < 4 ? kTokens : 4;          // tokens per softmax update
+  static constexpr int kElems = kPerLane * kVec;                    // d values per lane
   using Tile = StagedTile<kRowChunks>;
 
   float q[kHeads][kElems];
@@ -43,11 +46,20 @@ struct SimtMath {
     for (int h = 0; h < kHeads; ++h) {
 #pragma unroll
       for (int c = 0; c < kPerLane; ++c) {
-        uint4 x = make_uint4(0, 0, 0, 0);
-        if (h < valid_heads)
-          x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(h) * D +
-                                              chunk_of(lane, c) * kVec);
-        unpack_chunk<T>(x, &q[h][c * kVec]);
+        if constexpr (std::is_same_v<Kv, T>) {
+          uint4 x = make_uint4(0, 0, 0, 0);
+          if (h < valid_heads)
+            x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(h) * D +
+                                                chunk_of(lane, c) * kVec);
+          unpack_chunk<T>(x, &q[h][c * kVec]);
+        } else {  // the d's of a K/V chunk, one element of q at a time (once per block)
+#pragma unroll
+          for (int e = 0; e < kVec; ++e)
+            q[h][c * kVec + e] =
+                h < valid_heads
+                    ? to_float(q_heads0[std::size_t(h) * D + chunk_of(lane, c) * kVec + e])
+                    : 0.0f;
+        }
       }
 #pragma unroll
       for (int e = 0; e < kElems; ++e) o[h][e] = 0.0f;
@@ -67,7 +79,7 @@ struct SimtMath {
         float k[kElems];
 #pragma unroll
         for (int c = 0; c < kPerLane; ++c)
-          unpack_chunk<T>(tile.key(row, chunk_of(lane, c)), &k[c * kVec]);
+          unpack_chunk<Kv>(tile.key(row, chunk_of(lane, c)), &k[c * kVec]);
 #pragma unroll
         for (int h = 0; h < kHeads; ++h) {
           float dot = 0.0f;
@@ -105,7 +117,7 @@ struct SimtMath {
         float v[kElems];
 #pragma unroll
         for (int c = 0; c < kPerLane; ++c)
-          unpack_chunk<T>(tile.value(row, chunk_of(lane, c)), &v[c * kVec]);
+          unpack_chunk<Kv>(tile.value(row, chunk_of(lane, c)), &v[c * kVec]);
 #pragma unroll
         for (int h = 0; h < kHeads; ++h)
 #pragma unroll

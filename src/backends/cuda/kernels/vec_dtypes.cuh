@@ -9,6 +9,63 @@
 
 namespace readbench::cuda::kernels {
 
+// An e4m3 K/V element as stored (core/dtype.hpp). The kernels widen it exactly; the scale is
+// applied to the scores and the output (DecodeParams).
+struct E4m3 {
+  unsigned char bits;
+};
+
+// Elements of a storage type in one 16-byte chunk.
+template <class T>
+constexpr int chunk_elements() {
+  return 16 / int(sizeof(T));
+}
+
+// Four e4m3 values (the bytes of w, byte 0 first) widened exactly to two packed pairs of T
+// (f16 or bf16), lo holding bytes 0 and 1. Each byte's exponent and mantissa bits are moved
+// under T's (wider) exponent field, which reads them as the value times 2^(7 - bias(T)); one
+// multiply by 2^(bias(T) - 7) restores it. e4m3 subnormals become T subnormals, which the
+// multiply scales exactly.
+template <class T>
+__device__ __forceinline__ void widen_e4m3x4(uint32_t w, uint32_t& lo, uint32_t& hi);
+
+template <>
+__device__ __forceinline__ void widen_e4m3x4<__nv_bfloat16>(uint32_t w, uint32_t& lo,
+                                                            uint32_t& hi) {
+  const uint32_t a = __byte_perm(w, 0, 0x1404), b = __byte_perm(w, 0, 0x3424);  // x << 8 each
+  const uint32_t ra = (a & 0x80008000u) | ((a >> 4) & 0x07f007f0u);
+  const uint32_t rb = (b & 0x80008000u) | ((b >> 4) & 0x07f007f0u);
+  const __nv_bfloat162 rebias = __halves2bfloat162(__ushort_as_bfloat16(0x7b80),  // 2^120
+                                                   __ushort_as_bfloat16(0x7b80));
+  const __nv_bfloat162 x = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&ra), rebias);
+  const __nv_bfloat162 y = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&rb), rebias);
+  lo = *reinterpret_cast<const uint32_t*>(&x);
+  hi = *reinterpret_cast<const uint32_t*>(&y);
+}
+
+template <>
+__device__ __forceinline__ void widen_e4m3x4<__half>(uint32_t w, uint32_t& lo, uint32_t& hi) {
+  const uint32_t a = __byte_perm(w, 0, 0x1404), b = __byte_perm(w, 0, 0x3424);
+  const uint32_t ra = (a & 0x80008000u) | ((a >> 1) & 0x3f803f80u);
+  const uint32_t rb = (b & 0x80008000u) | ((b >> 1) & 0x3f803f80u);
+  const __half2 rebias = __halves2half2(__ushort_as_half(0x5c00), __ushort_as_half(0x5c00));  // 2^8
+  const __half2 x = __hmul2(*reinterpret_cast<const __half2*>(&ra), rebias);
+  const __half2 y = __hmul2(*reinterpret_cast<const __half2*>(&rb), rebias);
+  lo = *reinterpret_cast<const uint32_t*>(&x);
+  hi = *reinterpret_cast<const uint32_t*>(&y);
+}
+
+// One element of a storage type as f32.
+__device__ __forceinline__ float to_float(float x) {
+  return x;
+}
+__device__ __forceinline__ float to_float(__half x) {
+  return __half2float(x);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+
 template <class T>
 __device__ __forceinline__ void unpack_chunk(const uint4& c, float* f);
 
@@ -37,6 +94,18 @@ __device__ __forceinline__ void unpack_chunk<__half>(const uint4& c, float* f) {
   for (int i = 0; i < 4; ++i) {
     f[2 * i] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] & 0xffffu)));
     f[2 * i + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] >> 16)));
+  }
+}
+
+// 16 e4m3 values: bits moved under f32's exponent field, then times 2^120 (exact, subnormals
+// included: the kernels are compiled without flush-to-zero).
+template <>
+__device__ __forceinline__ void unpack_chunk<E4m3>(const uint4& c, float* f) {
+  const uint32_t w[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    const uint32_t b = (w[i / 4] >> (8 * (i % 4))) & 0xffu;
+    f[i] = __uint_as_float(((b & 0x80u) << 24) | ((b & 0x7fu) << 20)) * 0x1p120f;
   }
 }
 
