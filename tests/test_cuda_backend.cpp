@@ -156,10 +156,12 @@ TEST_CASE("group sizes one, four and eight match the reference") {
 TEST_CASE("group sizes without their own kernel still match the reference") {
   auto backend = cuda_or_skip();
   if (!backend) return;
-  for (const rb::DType t : {rb::DType::f32, rb::DType::bf16})
+  for (const Types& t : {Types{rb::DType::f32, {}}, Types{rb::DType::bf16, {}},
+                         Types{rb::DType::bf16, rb::DType::e4m3}})
     for (const auto& [hq, hkv] : {std::pair{24, 8}, std::pair{32, 2}, std::pair{20, 2}}) {
       Case c;
-      c.dtype = t;
+      c.dtype = t.q;
+      c.kv = t.kv;
       c.batch = 2;
       c.q_heads = hq;
       c.kv_heads = hkv;

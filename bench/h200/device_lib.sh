@@ -1,12 +1,20 @@
 # Sourced by the *_device.sh scripts that run on the GPU machine over binaries built here and
-# carried in .scratch/rb (readbench, readbench_gpu_tests, libgomp.so.1). Expects `out` (the
+# carried in .scratch/rb (readbench, readbench_gpu_tests, libgomp.so.1) or .scratch/rbx. Expects `out` (the
 # results folder); sets `bin`, `rb`, `log` and the library path; defines:
 #   smi           the GPU's name, driver, clocks, temperature, power and utilization
 #   step MESSAGE  a heading, on the terminal and in device.log
 #   gpu_tests     readbench_gpu_tests into gpu_tests.log, its counts into device.log
 #   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
 #                 65537 into verify.log, one line each into device.log
-bin=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/rb" && pwd)
+# Where the binaries outgrow the tree's 64 MiB limit they travel as .scratch/rbx/rb.tar.xz (with
+# libgomp beside it) and are unpacked into /tmp/rb.
+if [ -f "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/rbx/rb.tar.xz" ]; then
+  packed=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/rbx" && pwd)
+  mkdir -p /tmp/rb && tar -xJf "$packed/rb.tar.xz" -C /tmp/rb && cp "$packed/libgomp.so.1" /tmp/rb/
+  bin=/tmp/rb
+else
+  bin=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/rb" && pwd)
+fi
 export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 rb=$bin/readbench
 log=$out/device.log

@@ -16,8 +16,11 @@
 
 namespace readbench::cuda::kernels {
 
-// Tensor cores, f16/bf16 q with K/V in the same type or in e4m3 (Kv = E4m3, widened to T in
-// registers). Per 16-token tile and warp:
+// Tensor cores, f16/bf16 q with K/V in the same type or in e4m3 (Kv = E4m3). e4m3 K/V are
+// widened to f16 in registers and the products run in f16 (type C) whatever q's type: the
+// widening is one instruction per two values, where bf16 would take five; a bf16 query is
+// converted to f16 once (exact for |q| in [2^-24, 65504]) and P is rounded to f16 rather than
+// bf16 (finer). Per 16-token tile and warp:
 //   S^T[16 tok, 8 heads] = K[16 tok, D] · Q^T[D, 8 heads]          (D/16 mma, K as A operand)
 //   O^T[D, 8 heads]     += V^T[D, 16 tok] · P^T[16 tok, 8 heads]   (D/16 mma, V as A operand)
 // The contraction index of a product may be permuted freely, so each lane's K fragment is
@@ -32,19 +35,21 @@ struct MmaMath {
   using Kv = Kv_;
   static constexpr bool kFp8 = std::is_same_v<Kv, E4m3>;
   static_assert(kFp8 || std::is_same_v<Kv, T>, "K/V in q's type or in e4m3");
+  using C = std::conditional_t<kFp8, __half, T>;  // the mma's operand type
   static constexpr int D = D_;
   static constexpr int kHeads = 8;
   static constexpr int kTile = 16;
   static constexpr int kRowChunks = D * int(sizeof(Kv)) / 16;
   static constexpr int kChunkD = chunk_elements<Kv>();  // d's per K chunk
   static constexpr int kKChunks = D / (4 * kChunkD);    // per K token per lane
-  static constexpr int kQWords = D / 16;                // q pairs per lane: D/8 d's
+  static constexpr int kQWords = D / 8;                 // q pairs per lane: D/4 d's
   static constexpr int kMTiles = D / 16;                // p·V output tiles of 16 d
   static constexpr int kVElems = D / 8;                 // d's of each V token per lane
   static constexpr int kVWords = kVElems * int(sizeof(Kv)) / 4;
   using Tile = StagedTile<kRowChunks>;
 
   uint32_t q[kQWords];  // B fragments of Q^T: pairs of d's, in this lane's K chunk order
+  static_assert(kKChunks * kChunkD / 2 == kQWords, "q holds the d's of this lane's K chunks");
   float o[kMTiles][4];  // O^T fragments: (d row g or g+8 of tile i, heads 2t, 2t+1)
   float m[2], l[2];     // heads 2t and 2t+1: running max (log2 units), this lane's sum
 
@@ -69,10 +74,16 @@ struct MmaMath {
           x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D +
                                               (c * 4 + (lane & 3)) * kChunkD + h * 8);
         uint32_t* w = q + (c * kChunkD + h * 8) / 2;
-        w[0] = x.x;
-        w[1] = x.y;
-        w[2] = x.z;
-        w[3] = x.w;
+        const uint32_t words[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          if constexpr (std::is_same_v<C, T>) {
+            w[i] = words[i];
+          } else {
+            const float2 f = unpack2<T>(words[i]);
+            w[i] = pack2<C>(f.x, f.y);
+          }
+        }
       }
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.0f;
@@ -95,9 +106,9 @@ struct MmaMath {
 #pragma unroll
         for (int j = 0; j < 4; ++j) {  // 4 d's of each token per k-step
           uint32_t a0, a2, a1, a3;
-          widen_e4m3x4<T>(w0[j], a0, a2);
-          widen_e4m3x4<T>(w1[j], a1, a3);
-          mma_16816<T>(j % 2 == 0 ? s : s2, a0, a1, a2, a3, qc[2 * j], qc[2 * j + 1]);
+          widen_e4m3x4(w0[j], a0, a2);
+          widen_e4m3x4(w1[j], a1, a3);
+          mma_16816<C>(j % 2 == 0 ? s : s2, a0, a1, a2, a3, qc[2 * j], qc[2 * j + 1]);
         }
       } else {
         mma_16816<T>(s, k0.x, k1.x, k0.y, k1.y, qc[0], qc[1]);
@@ -124,9 +135,9 @@ struct MmaMath {
     }
     // P in storage precision; the running sum adds the rounded values, so the output is an
     // exact weighted average of V under the weights actually used.
-    const uint32_t p_lo = pack2<T>(p[0], p[1]);  // token g,     heads 2t, 2t+1
-    const uint32_t p_hi = pack2<T>(p[2], p[3]);  // token g + 8, heads 2t, 2t+1
-    const float2 r_lo = unpack2<T>(p_lo), r_hi = unpack2<T>(p_hi);
+    const uint32_t p_lo = pack2<C>(p[0], p[1]);  // token g,     heads 2t, 2t+1
+    const uint32_t p_hi = pack2<C>(p[2], p[3]);  // token g + 8, heads 2t, 2t+1
+    const float2 r_lo = unpack2<C>(p_lo), r_hi = unpack2<C>(p_hi);
     l[0] = l[0] * alpha[0] + r_lo.x + r_hi.x;
     l[1] = l[1] * alpha[1] + r_lo.y + r_hi.y;
     const uint32_t b0 = transpose_8x8(p_lo);  // P^T tokens 2t, 2t+1 of head g
@@ -143,7 +154,7 @@ struct MmaMath {
       o[i][2] *= alpha[0];
       o[i][3] *= alpha[1];
       // Output row g of tile i is element i of this lane's D/8; row g + 8 is element D/16 + i.
-      mma_16816<T>(o[i], pa[i], pa[D / 16 + i], pb[i], pb[D / 16 + i], b0, b1);
+      mma_16816<C>(o[i], pa[i], pa[D / 16 + i], pb[i], pb[D / 16 + i], b0, b1);
     }
   }
 
@@ -166,7 +177,7 @@ struct MmaMath {
   }
 
   // Elements of tokens v_token(lane, i0) and v_token(lane, i0 + 1), paired element by element
-  // (first token low) in T.
+  // (first token low) in C.
   __device__ static void value_pairs(const Tile& tile, int lane, int i0, uint32_t (&out)[kVElems]) {
     const int g = lane >> 2;
     uint32_t x[kVWords], y[kVWords];
@@ -175,8 +186,8 @@ struct MmaMath {
 #pragma unroll
     for (int w = 0; w < kVWords; ++w) {
       if constexpr (kFp8) {  // bytes x0 y0 x1 y1 and x2 y2 x3 y3, each widened to two pairs
-        widen_e4m3x4<T>(__byte_perm(x[w], y[w], 0x5140), out[4 * w], out[4 * w + 1]);
-        widen_e4m3x4<T>(__byte_perm(x[w], y[w], 0x7362), out[4 * w + 2], out[4 * w + 3]);
+        widen_e4m3x4(__byte_perm(x[w], y[w], 0x5140), out[4 * w], out[4 * w + 1]);
+        widen_e4m3x4(__byte_perm(x[w], y[w], 0x7362), out[4 * w + 2], out[4 * w + 3]);
       } else {
         out[2 * w] = __byte_perm(x[w], y[w], 0x5410);
         out[2 * w + 1] = __byte_perm(x[w], y[w], 0x7632);

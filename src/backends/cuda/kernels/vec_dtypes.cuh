@@ -21,38 +21,27 @@ constexpr int chunk_elements() {
   return 16 / int(sizeof(T));
 }
 
-// Four e4m3 values (the bytes of w, byte 0 first) widened exactly to two packed pairs of T
-// (f16 or bf16), lo holding bytes 0 and 1. Each byte's exponent and mantissa bits are moved
-// under T's (wider) exponent field, which reads them as the value times 2^(7 - bias(T)); one
-// multiply by 2^(bias(T) - 7) restores it. e4m3 subnormals become T subnormals, which the
-// multiply scales exactly.
-template <class T>
-__device__ __forceinline__ void widen_e4m3x4(uint32_t w, uint32_t& lo, uint32_t& hi);
-
-template <>
-__device__ __forceinline__ void widen_e4m3x4<__nv_bfloat16>(uint32_t w, uint32_t& lo,
-                                                            uint32_t& hi) {
+// Four e4m3 values (the bytes of w, byte 0 first) widened exactly to two packed f16 pairs,
+// lo holding bytes 0 and 1 (e4m3's exponents and 3-bit mantissas all fit f16). sm_89 and later
+// convert two at a time in one instruction; sm_80 moves each byte's exponent and mantissa bits
+// under f16's wider exponent field, which reads them as the value times 2^-8, and one multiply
+// by 2^8 restores it (e4m3 subnormals become f16 subnormals, which the multiply scales exactly).
+__device__ __forceinline__ void widen_e4m3x4(uint32_t w, uint32_t& lo, uint32_t& hi) {
+#if __CUDA_ARCH__ >= 890
+  asm("{\n .reg .b16 l, h;\n mov.b32 {l, h}, %2;\n cvt.rn.f16x2.e4m3x2 %0, l;\n"
+      " cvt.rn.f16x2.e4m3x2 %1, h;\n}"
+      : "=r"(lo), "=r"(hi)
+      : "r"(w));
+#else
   const uint32_t a = __byte_perm(w, 0, 0x1404), b = __byte_perm(w, 0, 0x3424);  // x << 8 each
-  const uint32_t ra = (a & 0x80008000u) | ((a >> 4) & 0x07f007f0u);
-  const uint32_t rb = (b & 0x80008000u) | ((b >> 4) & 0x07f007f0u);
-  const __nv_bfloat162 rebias = __halves2bfloat162(__ushort_as_bfloat16(0x7b80),  // 2^120
-                                                   __ushort_as_bfloat16(0x7b80));
-  const __nv_bfloat162 x = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&ra), rebias);
-  const __nv_bfloat162 y = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&rb), rebias);
-  lo = *reinterpret_cast<const uint32_t*>(&x);
-  hi = *reinterpret_cast<const uint32_t*>(&y);
-}
-
-template <>
-__device__ __forceinline__ void widen_e4m3x4<__half>(uint32_t w, uint32_t& lo, uint32_t& hi) {
-  const uint32_t a = __byte_perm(w, 0, 0x1404), b = __byte_perm(w, 0, 0x3424);
   const uint32_t ra = (a & 0x80008000u) | ((a >> 1) & 0x3f803f80u);
   const uint32_t rb = (b & 0x80008000u) | ((b >> 1) & 0x3f803f80u);
-  const __half2 rebias = __halves2half2(__ushort_as_half(0x5c00), __ushort_as_half(0x5c00));  // 2^8
+  const __half2 rebias = __halves2half2(__ushort_as_half(0x5c00), __ushort_as_half(0x5c00));
   const __half2 x = __hmul2(*reinterpret_cast<const __half2*>(&ra), rebias);
   const __half2 y = __hmul2(*reinterpret_cast<const __half2*>(&rb), rebias);
   lo = *reinterpret_cast<const uint32_t*>(&x);
   hi = *reinterpret_cast<const uint32_t*>(&y);
+#endif
 }
 
 // One element of a storage type as f32.
