@@ -494,6 +494,21 @@ expect_usage_error "run --dtype fp8_e4m3" "$BIN" run --backend cpu --dtype fp8_e
 expect_usage_error "run --kv-dtype f32 under bf16 q" "$BIN" run --backend cpu --kv-dtype f32
 expect_usage_error "run --kv-dtype int4" "$BIN" run --backend cpu --kv-dtype int4
 
+# Several CUDA devices: each a backend cuda:N of its own; bad lists are refused.
+expect_usage_error "run --device 1,0" "$BIN" run --backend cpu --device 1,0
+expect_usage_error "run --device 0,0" "$BIN" run --backend cpu --device 0,0
+expect_usage_error "run --device gpu0" "$BIN" run --backend cpu --device gpu0
+expect_usage_error "run --device -1" "$BIN" run --backend cpu --device -1
+if [ "$HAVE_GPU" -eq 0 ]; then
+  expect_ok "run --device 0,1 without a GPU" "$BIN" run --backend auto --device 0,1 "${TINY[@]}" --path fused --json devices.json
+  expect_valid_report "a run over two devices validates" devices.json
+  expect_json "each device is a backend of its own, unavailable here, and no device is called out" devices.json \
+    '[b["name"] for b in r["backends"]] == ["cpu", "cuda:0", "cuda:1"] and r["config"]["devices"] == [0, 1] and all(b["status"] == "unavailable" for b in r["backends"][1:]) and r["slow_devices"] == []'
+  expect_usage_error "run --backend cuda --device all without a GPU" "$BIN" run --backend cuda --device all
+else
+  skip "run --device 0,1 without a GPU" "a GPU is present"
+fi
+
 expect_ok "run --backend auto" "$BIN" run --backend auto --lengths 16,32 --budget 0.05 --min-samples 3 --json auto.json
 expect_valid_report "run --backend auto JSON validates" auto.json
 if [ "$HAVE_GPU" -eq 0 ]; then

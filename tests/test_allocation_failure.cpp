@@ -47,7 +47,7 @@ TEST_CASE("an allocation that fails names the buffer and its bytes") {
 TEST_CASE("under auto a backend that cannot get its memory is recorded failed, others still run") {
   // The cpu backend's factory needs a buffer it cannot have, as on a machine out of memory;
   // cuda is opened as usual (unavailable without a device or a CUDA build).
-  const BackendFactory real = default_backend_factory(1, 0);
+  const BackendFactory real = default_backend_factory(1, {0});
   const BackendFactory factory = [&](const std::string& name) -> std::unique_ptr<Backend> {
     if (name == "cpu") AlignedBuffer ceiling(kImpossible, "the read-ceiling buffer");
     return real(name);

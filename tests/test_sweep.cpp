@@ -9,6 +9,7 @@
 #include <cmath>
 #include <csignal>
 #include <limits>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,6 +51,11 @@ struct Script {
   // length, or while measuring the ceilings.
   std::optional<std::int64_t> interrupt_at_length;
   bool interrupt_in_ceilings = false;
+  // Shared by the fakes of several devices: each first prepare() waits (up to 20 s) until
+  // `meet_count` fakes have arrived, which only fakes running at the same time can do.
+  std::shared_ptr<std::atomic<int>> meet;
+  int meet_count = 0;
+  bool met = false;  // set in the fake's log when it saw every other arrive
 };
 
 // What one fake backend was asked; it outlives the backend, which the sweep owns.
@@ -57,6 +63,7 @@ struct Log {
   std::map<Path, int> time_calls;        // per path
   std::vector<int> prepared_replicas;    // per prepare(), in order
   std::int64_t most_workload_bytes = 0;  // the largest workload prepared
+  bool met = false;                      // Script::meet: every other fake arrived in time
 };
 
 class FakeBackend : public Backend {
@@ -86,6 +93,15 @@ class FakeBackend : public Backend {
     log_.most_workload_bytes = std::max(log_.most_workload_bytes, workload_bytes(w.workload));
     if (script_.prepare_sleep_s > 0)
       std::this_thread::sleep_for(std::chrono::duration<double>(script_.prepare_sleep_s));
+    if (script_.meet && !arrived_) {
+      arrived_ = true;
+      script_.meet->fetch_add(1);
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (script_.meet->load() < script_.meet_count &&
+             std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      log_.met = script_.meet->load() >= script_.meet_count;
+    }
     if (script_.fail_at == FailAt::prepare) throw BackendError(name_ + ": out of device memory");
     work_ = std::make_unique<HostWorkload>(std::move(w));
   }
@@ -112,6 +128,7 @@ class FakeBackend : public Backend {
   Log& log_;
   std::unique_ptr<HostWorkload> work_;
   std::size_t ceiling_calls_ = 0;
+  bool arrived_ = false;
 };
 
 // Fakes by backend name; a name without a script is unavailable, as a missing driver would be.
@@ -648,4 +665,119 @@ TEST_CASE("a run without a signal is complete") {
   const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
   CHECK(run.complete());
   CHECK(run.signal == 0);
+}
+
+// --- several CUDA devices ---------------------------------------------------------------------
+
+namespace {
+// Fakes of devices 0 and 1, their logs made before the sweep's threads look them up.
+SweepConfig two_devices(Fakes& fakes, BackendChoice choice = BackendChoice::cuda) {
+  for (const char* name : {"cuda:0", "cuda:1"}) {
+    fakes.scripts[name];
+    fakes.logs[name];
+  }
+  SweepConfig c = small_sweep(choice);
+  c.devices = {0, 1};
+  return c;
+}
+}  // namespace
+
+TEST_CASE("several devices are backends cuda:N of their own, in device order, each timed") {
+  Fakes fakes;
+  const SweepConfig c = two_devices(fakes);
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  REQUIRE(run.backends.size() == 2);
+  CHECK(run.backends[0].name == "cuda:0");
+  CHECK(run.backends[1].name == "cuda:1");
+  for (const char* name : {"cuda:0", "cuda:1"})
+    for (Path p : {Path::gather, Path::fused}) CHECK(result_of(run, name, p).points.size() == 3);
+  CHECK(run.config.devices == std::vector<int>{0, 1});
+  CHECK(run.slow_devices.empty());  // the same times
+}
+
+TEST_CASE("the devices are swept at the same time") {
+  Fakes fakes;
+  const SweepConfig c = two_devices(fakes);
+  const auto meet = std::make_shared<std::atomic<int>>(0);
+  for (const char* name : {"cuda:0", "cuda:1"}) {
+    fakes.scripts[name].meet = meet;
+    fakes.scripts[name].meet_count = 2;
+  }
+  run_sweep(c, {}, fakes.factory());
+  CHECK(fakes.logs["cuda:0"].met);
+  CHECK(fakes.logs["cuda:1"].met);
+}
+
+TEST_CASE("a device slower than its sibling beyond the spread and 2% is called out") {
+  Fakes fakes;
+  const SweepConfig c = two_devices(fakes);
+  fakes.scripts["cuda:1"].fused_per_token_s = 1.1e-6;   // 10% slower on fused
+  fakes.scripts["cuda:1"].gather_per_token_s = 3.03e-6;  // 1% slower on gather: within 2%
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  REQUIRE(run.slow_devices.size() == 3);
+  for (const SlowDevice& d : run.slow_devices) {
+    CHECK(d.backend == "cuda:1");
+    CHECK(d.fastest == "cuda:0");
+    CHECK(d.path == Path::fused);
+    CHECK(d.ratio == doctest::Approx(1.1).epsilon(1e-9));
+  }
+  CHECK(run.slow_devices[0].length == 16);
+  CHECK(run.slow_devices[2].length == 256);
+}
+
+TEST_CASE("a gap within the devices' sample spread is not called out") {
+  RunResult run;
+  for (const char* name : {"cuda:0", "cuda:1"}) {
+    PathResult r;
+    r.backend = name;
+    r.path = Path::fused;
+    PointResult p;
+    p.length = 1024;
+    const bool slow = std::string(name) == "cuda:1";
+    p.measurement.per_call.min = p.seconds = slow ? 1.05e-3 : 1e-3;
+    p.measurement.per_call.median = slow ? 1.08e-3 : 1.04e-3;  // spreads 30 + 40 us > 50 us gap
+    r.points.push_back(p);
+    run.results.push_back(r);
+  }
+  CHECK(slow_devices(run).empty());
+  run.results[0].points[0].measurement.per_call.median = 1.03e-3;
+  run.results[1].points[0].measurement.per_call.median = 1.06e-3;  // 30 + 10 us < 50 us
+  REQUIRE(slow_devices(run).size() == 1);
+  CHECK(slow_devices(run)[0].ratio == doctest::Approx(1.05));
+}
+
+TEST_CASE("a device that cannot run is the user's error under --backend cuda, skipped under auto") {
+  Fakes fakes;
+  SweepConfig c = two_devices(fakes);
+  fakes.scripts.erase("cuda:1");  // unavailable
+  CHECK(error_message([&] { run_sweep(c, {}, fakes.factory()); })
+            .find("--device 1 cannot run: no cuda:1 device") == 0);
+  c.backend = BackendChoice::auto_;
+  fakes.scripts["cpu"];
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  CHECK(backend_of(run, "cpu").status == Status::ok);
+  CHECK(backend_of(run, "cuda:0").status == Status::ok);
+  CHECK(backend_of(run, "cuda:1").status == Status::unavailable);
+  CHECK(result_of(run, "cuda:0", Path::fused).points.size() == 3);
+}
+
+TEST_CASE("one device is the backend cuda, whichever it is") {
+  CHECK(backend_names(BackendChoice::cuda, {1}) == std::vector<std::string>{"cuda"});
+  CHECK(backend_names(BackendChoice::auto_, {0, 2}) ==
+        std::vector<std::string>{"cpu", "cuda:0", "cuda:2"});
+  CHECK(backend_names(BackendChoice::cpu, {0, 1}) == std::vector<std::string>{"cpu"});
+  CHECK(device_of("cuda:12") == 12);
+  CHECK_FALSE(is_device_backend("cuda"));
+}
+
+TEST_CASE("--device takes an index, an increasing list or all, and names bad text") {
+  CHECK(parse_devices("0") == std::vector<int>{0});
+  CHECK(parse_devices("3") == std::vector<int>{3});
+  CHECK(parse_devices("0,1,3") == std::vector<int>{0, 1, 3});
+  CHECK(parse_devices("all").empty());
+  for (const char* bad : {"", "-1", "a", "0,", ",1", "1,0", "0,0", "1.5", "99999999999"})
+    CHECK(error_message([&] { parse_devices(bad); }).find("--device '" + std::string(bad) + "'") ==
+          0);
+  CHECK(!resolve_devices({}).empty());  // every visible device, or device 0 where none is
+  CHECK(resolve_devices({2, 5}) == std::vector<int>{2, 5});
 }

@@ -88,5 +88,7 @@ class Backend {
 std::unique_ptr<Backend> make_cpu_backend(int threads);  // threads <= 0: available_cpus()
 // Throws BackendUnavailable with the reason (built without CUDA, no driver, no device).
 std::unique_ptr<Backend> make_cuda_backend(int device);
+// CUDA devices this process sees (0 without a driver, a device, or CUDA in this build).
+int cuda_device_count();
 
 }  // namespace readbench

@@ -8,4 +8,8 @@ std::unique_ptr<Backend> make_cuda_backend(int /*device*/) {
   throw BackendUnavailable("readbench was built without CUDA support");
 }
 
+int cuda_device_count() {
+  return 0;
+}
+
 }  // namespace readbench

@@ -28,7 +28,7 @@ namespace {
 struct RunOptions {
   SweepConfig config;
   std::string backend = "auto", path = "all", lengths = "auto", dtype = "bf16", cache = "cold",
-              statistic = "min", fit_from = "auto", kv_dtype;
+              statistic = "min", fit_from = "auto", kv_dtype, devices = "0";
   std::string json_path, csv_path;
 };
 
@@ -42,6 +42,7 @@ int run(RunOptions& o) {
   c.fit_from = parse_fit_from(o.fit_from);
   c.dtype = parse_query_dtype(o.dtype);
   if (!o.kv_dtype.empty()) c.kv_storage = parse_dtype(o.kv_dtype);
+  c.devices = parse_devices(o.devices);
   c.sampling.cache = parse_cache_state(o.cache);
   c.statistic = parse_statistic(o.statistic);
   validate(c);
@@ -173,8 +174,9 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")
       ->check(thread_count())
       ->capture_default_str();
-  sub->add_option("--device", o->config.device, "CUDA device index")
-      ->check(integer_in(0, std::numeric_limits<int>::max()))
+  sub->add_option("--device", o->devices,
+                  "CUDA device index, a list of them (0,1) or all: several devices are swept at "
+                  "the same time, each a backend of its own (cuda:0, cuda:1, ...)")
       ->capture_default_str();
   sub->add_option("--seed", o->config.seed, "Seed of the inputs and the block allocator")
       ->check(seed_value())

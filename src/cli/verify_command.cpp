@@ -104,7 +104,7 @@ int run(const VerifyOptions& o) {
   const auto skipped = [&](const std::string& name, Status status, const std::string& why) {
     print("%-7s %s: %s\n", name.c_str(), std::string(to_string(status)).c_str(), why.c_str());
   };
-  for_each_backend(choice, default_backend_factory(o.threads, o.device), check, skipped);
+  for_each_backend(choice, default_backend_factory(o.threads, {o.device}), check, skipped);
   return all_passed ? 0 : 1;
 }
 

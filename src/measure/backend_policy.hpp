@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -14,15 +15,27 @@
 
 namespace readbench {
 
-// The backends a choice names, in order: "cpu", "cuda".
-std::vector<std::string> backend_names(BackendChoice c);
+// The backends a choice names, in order: "cpu", then "cuda" for one CUDA device, or
+// "cuda:N" for each of several (`devices`, increasing).
+std::vector<std::string> backend_names(BackendChoice c, const std::vector<int>& devices = {0});
+
+// Whether `name` is one of several CUDA devices ("cuda:N"); its device index.
+bool is_device_backend(const std::string& name);
+int device_of(const std::string& name);
 
 // Opens a backend by name; tests hand the sweep factories of fakes.
 using BackendFactory = std::function<std::unique_ptr<Backend>(const std::string& name)>;
-BackendFactory default_backend_factory(int threads, int device);
+BackendFactory default_backend_factory(int threads, const std::vector<int>& devices);
 
 // Throws InputError naming a --threads or --device below 0.
 void validate_backend_options(int threads, int device);
+
+// --device: an index, an increasing list of indices ("0,1"), or "all" (empty: every device the
+// process sees). Throws InputError naming the text.
+std::vector<int> parse_devices(std::string_view text);
+// The devices of `devices` with "all" resolved: every visible one, or device 0 where none is
+// (opening it then says why).
+std::vector<int> resolve_devices(const std::vector<int>& devices);
 
 // Opens each backend of `choice` with `open` and hands it to `use`, which returns false to open
 // no further backend. A backend that is unavailable (BackendUnavailable), fails (BackendError)
@@ -31,6 +44,12 @@ void validate_backend_options(int threads, int device);
 // to `skipped` (unavailable or failed, and why) under auto or all. Anything else, such as a
 // signal's Interrupted or a failed write to stdout, passes through.
 void for_each_backend(BackendChoice choice, const BackendFactory& open,
+                      const std::function<bool(const std::string& name, Backend&)>& use,
+                      const std::function<void(const std::string& name, Status status,
+                                               const std::string& why)>& skipped);
+// The same over the backends `names` (of backend_names(choice, ...)).
+void for_each_backend(BackendChoice choice, const std::vector<std::string>& names,
+                      const BackendFactory& open,
                       const std::function<bool(const std::string& name, Backend&)>& use,
                       const std::function<void(const std::string& name, Status status,
                                                const std::string& why)>& skipped);

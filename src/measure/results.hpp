@@ -41,7 +41,7 @@ struct SweepConfig {
   Statistic statistic = Statistic::min;  // what the fit, GB/s and speedups use
   std::optional<double> fit_from;        // empty: auto (read_fit.hpp)
   int threads = 0;                       // 0: all cores
-  int device = 0;
+  std::vector<int> devices{0};           // CUDA devices, increasing; empty: every one visible
   std::uint64_t seed = 42;
 
   // The workload of one length (one replica): the configured shape, dtypes and seed.
@@ -105,12 +105,24 @@ struct Speedup {
   double speedup = 0;  // gather / fused
 };
 
+// A CUDA device slower than the fastest of its siblings at one path and length, beyond both
+// devices' sample spread (median - min) and kSlowDeviceMargin.
+struct SlowDevice {
+  std::string backend;  // "cuda:N"
+  std::string fastest;  // the sibling it is compared with
+  Path path = Path::fused;
+  std::int64_t length = 0;
+  double ratio = 1;  // its time over the fastest's
+};
+inline constexpr double kSlowDeviceMargin = 0.02;
+
 struct RunResult {
   SweepConfig config;
   Quality quality;
   std::vector<BackendResult> backends;
   std::vector<PathResult> results;
   std::vector<Speedup> speedups;
+  std::vector<SlowDevice> slow_devices;  // empty unless several devices were swept
   // The signal that stopped the sweep (core/interrupt.hpp), 0 when it ran to the end.
   int signal = 0;
   bool all_checks_passed() const;

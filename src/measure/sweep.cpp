@@ -7,7 +7,9 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
@@ -203,8 +205,9 @@ void stop_backend(const SweepConfig& c, const BackendResult& info, std::vector<P
   fit_paths(c, info, mine);
 }
 
+// `sharing`: backends swept at the same time, which split the host memory an auto grid may take.
 void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
-                 std::vector<PathResult>& mine, const Progress& progress) {
+                 std::vector<PathResult>& mine, const Progress& progress, int sharing) {
   const auto backend_start = Clock::now();
   const std::string name(backend.name());
   auto say = [&](const std::string& s) {
@@ -214,7 +217,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   for (int i = 0; i < kCeilingRoundsBefore; ++i)
     info.ceilings_before.push_back(backend.measure_bandwidths());
   info.bandwidths = best_of(info.ceilings_before);
-  const GridBounds bounds{c, backend_start, double(host_memory_available_bytes()),
+  const GridBounds bounds{c, backend_start, double(host_memory_available_bytes()) / sharing,
                           double(backend.memory_available_bytes())};
 
   for (Path p : c.paths) {
@@ -327,7 +330,11 @@ void validate(const SweepConfig& c) {
   if (!std::isfinite(c.sweep_budget_s) || c.sweep_budget_s <= 0)
     throw InputError("--sweep-budget must be a finite number of seconds > 0, got " +
                      fmt(c.sweep_budget_s));
-  validate_backend_options(c.threads, c.device);
+  validate_backend_options(c.threads, 0);
+  for (int d : c.devices) validate_backend_options(c.threads, d);
+  if (!std::is_sorted(c.devices.begin(), c.devices.end()) ||
+      std::adjacent_find(c.devices.begin(), c.devices.end()) != c.devices.end())
+    throw InputError("the CUDA devices must be listed once each, in increasing order");
   if (c.fit_from && (!std::isfinite(*c.fit_from) || *c.fit_from < 0))
     throw InputError("--fit-from must be auto or a finite length >= 0, got " +
                      format_number(*c.fit_from));
@@ -339,17 +346,20 @@ void validate(const SweepConfig& c) {
   check_host_memory(c.workload(longest));
 }
 
-RunResult run_sweep(const SweepConfig& c, const Progress& progress, const BackendFactory& factory) {
-  validate(c);
-  const BackendFactory open = factory ? factory : default_backend_factory(c.threads, c.device);
-  RunResult run;
-  run.config = c;
-  run.quality.load_before = read_load();
+namespace {
+
+// What one backend (or one that could not run) adds to a run; `part` collects it.
+struct BackendRun {
+  const SweepConfig& c;
+  const Progress& progress;
+  int sharing = 1;
+  RunResult part;
+  BackendResult info;
+
   // Every path of a backend that cannot run, or fails midway, carries the reason; under an
   // explicit --backend that is an InputError instead (backend_policy.hpp). One that failed
   // midway keeps the facts and ceilings it had measured.
-  BackendResult info;
-  const auto skipped = [&](const std::string& name, Status status, const std::string& why) {
+  void skipped(const std::string& name, Status status, const std::string& why) {
     if (info.name != name) info = BackendResult{};
     info.name = name;
     info.status = status;
@@ -360,11 +370,12 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
       r.path = p;
       r.status = status;
       r.reason = why;
-      run.results.push_back(r);
+      part.results.push_back(r);
     }
-    run.backends.push_back(info);
-  };
-  const auto measure = [&](const std::string& name, Backend& backend) {
+    part.backends.push_back(info);
+  }
+
+  bool measure(const std::string& name, Backend& backend) {
     info = BackendResult{};
     info.name = name;
     info.timer_resolution_s = backend.timer_resolution_s();
@@ -373,17 +384,109 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
     info.details = backend.details();
     std::vector<PathResult> mine;
     try {
-      run_backend(backend, c, info, mine, progress);
+      run_backend(backend, c, info, mine, progress, sharing);
       info.device_conditions = backend.device_conditions();
     } catch (const Interrupted& e) {
-      run.signal = e.signal();
+      part.signal = e.signal();
       stop_backend(c, info, mine);
     }
-    for (auto& r : mine) run.results.push_back(std::move(r));
-    run.backends.push_back(info);
-    return run.complete();  // after a signal no further backend starts
+    for (auto& r : mine) part.results.push_back(std::move(r));
+    part.backends.push_back(info);
+    return part.complete();  // after a signal no further backend starts
+  }
+
+  void run(const std::vector<std::string>& names, const BackendFactory& open) {
+    for_each_backend(
+        c.backend, names, open,
+        [this](const std::string& name, Backend& b) { return measure(name, b); },
+        [this](const std::string& name, Status st, const std::string& why) {
+          skipped(name, st, why);
+        });
+  }
+};
+
+void append(RunResult& run, RunResult&& part) {
+  for (auto& b : part.backends) run.backends.push_back(std::move(b));
+  for (auto& r : part.results) run.results.push_back(std::move(r));
+  if (part.signal != 0 && run.signal == 0) run.signal = part.signal;
+}
+
+// Several CUDA devices are independent: each is swept on its own thread, at the same time, and
+// their results are kept in device order. An explicit --backend cuda whose device cannot run
+// is an InputError after every thread has ended (the first such device's).
+void sweep_devices(const SweepConfig& c, const std::vector<std::string>& names,
+                   const BackendFactory& open, const Progress& progress, RunResult& run) {
+  std::vector<BackendRun> runs;
+  runs.reserve(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i)
+    runs.push_back(BackendRun{c, progress, int(names.size()), {}, {}});
+  std::vector<std::exception_ptr> errors(names.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        runs[i].run({names[i]}, open);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (BackendRun& r : runs) append(run, std::move(r.part));
+}
+
+}  // namespace
+
+std::vector<SlowDevice> slow_devices(const RunResult& run) {
+  // Per path and length, the points of every CUDA device that timed it.
+  std::map<std::pair<Path, std::int64_t>, std::vector<std::pair<std::string, const PointResult*>>>
+      by_point;
+  for (const PathResult& r : run.results)
+    if (is_device_backend(r.backend) && r.status == Status::ok)
+      for (const PointResult& p : r.points) by_point[{r.path, p.length}].push_back({r.backend, &p});
+  std::vector<SlowDevice> out;
+  for (const auto& [key, points] : by_point) {
+    if (points.size() < 2) continue;
+    const auto fastest = std::min_element(points.begin(), points.end(), [](auto& a, auto& b) {
+      return a.second->seconds < b.second->seconds;
+    });
+    const SampleSummary& f = fastest->second->measurement.per_call;
+    for (const auto& [name, p] : points) {
+      if (p == fastest->second) continue;
+      const SampleSummary& d = p->measurement.per_call;
+      const double gap = p->seconds - fastest->second->seconds;
+      const double spread = (d.median - d.min) + (f.median - f.min);
+      const double ratio = p->seconds / fastest->second->seconds;
+      if (gap > spread && ratio > 1.0 + kSlowDeviceMargin)
+        out.push_back({name, fastest->first, key.first, key.second, ratio});
+    }
+  }
+  return out;
+}
+
+RunResult run_sweep(const SweepConfig& c, const Progress& progress, const BackendFactory& factory) {
+  validate(c);
+  const std::vector<int> devices = resolve_devices(c.devices);
+  const BackendFactory open = factory ? factory : default_backend_factory(c.threads, devices);
+  RunResult run;
+  run.config = c;
+  run.config.devices = devices;
+  run.quality.load_before = read_load();
+  // Progress lines come from the device threads too.
+  std::mutex progress_lock;
+  const Progress say = [&](std::string_view m) {
+    if (!progress) return;
+    const std::lock_guard lock(progress_lock);
+    progress(m);
   };
-  for_each_backend(c.backend, open, measure, skipped);
+  std::vector<std::string> one_at_a_time, concurrent;
+  for (const std::string& name : backend_names(c.backend, devices))
+    (is_device_backend(name) ? concurrent : one_at_a_time).push_back(name);
+  BackendRun first{c, say, 1, {}, {}};
+  first.run(one_at_a_time, open);
+  append(run, std::move(first.part));
+  if (!concurrent.empty() && run.complete()) sweep_devices(c, concurrent, open, say, run);
 
   // gather / fused per (backend, length) where both were timed.
   std::map<std::pair<std::string, std::int64_t>,
@@ -398,6 +501,7 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
     if (t.first && t.second)
       run.speedups.push_back(
           {key.first, key.second, *t.first, *t.second, speedup_of(*t.first, *t.second)});
+  run.slow_devices = slow_devices(run);
   run.quality.load_after = read_load();
   run.quality = judge_quality(run);
   return run;

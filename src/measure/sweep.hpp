@@ -21,6 +21,9 @@ RunResult run_sweep(const SweepConfig& config, const Progress& progress = {},
 int replicas_for(std::int64_t bytes_per_call, std::int64_t cache_bytes, double resolution_s,
                  double read_gbps);
 
+// The CUDA devices of `run` slower than a sibling at a path and length (SlowDevice).
+std::vector<SlowDevice> slow_devices(const RunResult& run);
+
 // Throws InputError naming the first invalid option.
 void validate(const SweepConfig& c);
 

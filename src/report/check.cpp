@@ -278,7 +278,7 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
                      current.gpu_models.front();
   const auto differences_for = [&](const std::string& backend) {
     std::vector<std::string> d = differences;
-    if (backend == "cuda" && !gpu_difference.empty()) d.push_back(gpu_difference);
+    if (backend.rfind("cuda", 0) == 0 && !gpu_difference.empty()) d.push_back(gpu_difference);
     std::string out;
     for (const std::string& x : d) out += (out.empty() ? "" : "; ") + x;
     return out;

@@ -52,7 +52,8 @@ Json config_to_json(const SweepConfig& c) {
           {"statistic", to_string(c.statistic)},
           {"fit_from", c.fit_from ? Json(*c.fit_from) : Json("auto")},
           {"threads", c.threads},
-          {"device", c.device},
+          {"device", c.devices.empty() ? 0 : c.devices.front()},
+          {"devices", c.devices},
           {"seed", c.seed}};
 }
 
@@ -190,6 +191,17 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
   report["backends"] = backends;
   report["results"] = results;
   report["speedups"] = speedups;
+  // Only a run over several CUDA devices compares them.
+  if (run.config.devices.size() > 1) {
+    Json slow = Json::array();
+    for (const SlowDevice& d : run.slow_devices)
+      slow.push_back({{"backend", d.backend},
+                      {"fastest", d.fastest},
+                      {"path", to_string(d.path)},
+                      {"length", d.length},
+                      {"ratio", d.ratio}});
+    report["slow_devices"] = slow;
+  }
   return report;
 }
 

@@ -153,6 +153,11 @@ std::string format_run(const RunResult& run) {
     for (const Speedup& s : run.speedups)
       os << strprintf("  %-6s L=%-8lld %.2fx\n", s.backend.c_str(), (long long)s.length, s.speedup);
   }
+  for (const SlowDevice& d : run.slow_devices)
+    os << strprintf(
+        "\n%s is %.1f%% slower than %s at %s L=%lld, beyond both devices' sample spread\n",
+        d.backend.c_str(), 100 * (d.ratio - 1), d.fastest.c_str(),
+        std::string(to_string(d.path)).c_str(), (long long)d.length);
   return os.str();
 }
 

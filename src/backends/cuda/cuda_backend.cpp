@@ -455,6 +455,15 @@ std::unique_ptr<Backend> make_cuda_backend(int device) {
   return std::make_unique<CudaBackend>(device, cuda::Tuning{});
 }
 
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 #if defined(READBENCH_BENCH_VARIANTS)
 std::unique_ptr<cuda::TunableBackend> cuda::make_tunable_cuda_backend(int device, const Tuning& t) {
   require_device(device);
