@@ -5,11 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <limits>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -711,7 +711,7 @@ TEST_CASE("the devices are swept at the same time") {
 TEST_CASE("a device slower than its sibling beyond the spread and 2% is called out") {
   Fakes fakes;
   const SweepConfig c = two_devices(fakes);
-  fakes.scripts["cuda:1"].fused_per_token_s = 1.1e-6;   // 10% slower on fused
+  fakes.scripts["cuda:1"].fused_per_token_s = 1.1e-6;    // 10% slower on fused
   fakes.scripts["cuda:1"].gather_per_token_s = 3.03e-6;  // 1% slower on gather: within 2%
   const RunResult run = run_sweep(c, {}, fakes.factory());
   REQUIRE(run.slow_devices.size() == 3);
@@ -750,8 +750,9 @@ TEST_CASE("a device that cannot run is the user's error under --backend cuda, sk
   Fakes fakes;
   SweepConfig c = two_devices(fakes);
   fakes.scripts.erase("cuda:1");  // unavailable
-  CHECK(error_message([&] { run_sweep(c, {}, fakes.factory()); })
-            .find("--device 1 cannot run: no cuda:1 device") == 0);
+  CHECK(error_message([&] {
+          run_sweep(c, {}, fakes.factory());
+        }).find("--device 1 cannot run: no cuda:1 device") == 0);
   c.backend = BackendChoice::auto_;
   fakes.scripts["cpu"];
   const RunResult run = run_sweep(c, {}, fakes.factory());

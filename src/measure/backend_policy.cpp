@@ -3,39 +3,42 @@
 #include <charconv>
 #include <limits>
 
+#include "backends/registry.hpp"
 #include "core/errors.hpp"
 
 namespace readbench {
 
-namespace {
-constexpr std::string_view kDevicePrefix = "cuda:";
-}  // namespace
-
 std::vector<std::string> backend_names(BackendChoice c, const std::vector<int>& devices) {
+  const bool every = c == BackendChoice::all || c == BackendChoice::auto_;
   std::vector<std::string> out;
-  if (c != BackendChoice::cuda) out.push_back("cpu");
-  if (c == BackendChoice::cpu) return out;
-  if (devices.size() <= 1) {
-    out.push_back("cuda");
-  } else {
-    for (int d : devices) out.push_back(std::string(kDevicePrefix) + std::to_string(d));
+  for (const BackendKind& k : backend_kinds()) {
+    if (!every && k.name != to_string(c)) continue;
+    if (!k.device_count || devices.size() <= 1) {
+      out.emplace_back(k.name);
+    } else {
+      for (int d : devices) out.push_back(std::string(k.name) + ":" + std::to_string(d));
+    }
   }
   return out;
 }
 
 bool is_device_backend(const std::string& name) {
-  return name.rfind(kDevicePrefix, 0) == 0;
+  return name.find(':') != std::string::npos;
 }
 
 int device_of(const std::string& name) {
-  return is_device_backend(name) ? std::stoi(name.substr(kDevicePrefix.size())) : 0;
+  const std::size_t colon = name.find(':');
+  return colon == std::string::npos ? 0 : std::stoi(name.substr(colon + 1));
 }
 
 BackendFactory default_backend_factory(int threads, const std::vector<int>& devices) {
-  return [threads, devices](const std::string& name) {
-    if (name == "cpu") return make_cpu_backend(threads);
-    if (is_device_backend(name)) return make_cuda_backend(device_of(name));
-    return make_cuda_backend(devices.empty() ? 0 : devices.front());
+  return [threads, devices](const std::string& name) -> std::unique_ptr<Backend> {
+    const BackendKind* kind = find_backend_kind(name);
+    if (!kind) throw InputError("no backend is named '" + name + "'");
+    const int device = is_device_backend(name) ? device_of(name)
+                       : devices.empty()       ? 0
+                                               : devices.front();
+    return kind->open(threads, device);
   };
 }
 

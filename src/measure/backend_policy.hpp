@@ -15,11 +15,11 @@
 
 namespace readbench {
 
-// The backends a choice names, in order: "cpu", then "cuda" for one CUDA device, or
-// "cuda:N" for each of several (`devices`, increasing).
+// The backends a choice names, in the registry's order (backends/registry.hpp): "cpu", then
+// "cuda" for one CUDA device, or "cuda:N" for each of several (`devices`, increasing).
 std::vector<std::string> backend_names(BackendChoice c, const std::vector<int>& devices = {0});
 
-// Whether `name` is one of several CUDA devices ("cuda:N"); its device index.
+// Whether `name` is one of several devices of a backend ("cuda:N"); its device index.
 bool is_device_backend(const std::string& name);
 int device_of(const std::string& name);
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <functional>
 #include <map>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
