@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "core/lengths.hpp"
+#include "core/strprintf.hpp"
 #include "measure/sweep.hpp"
 #include "measure/verify.hpp"
 #include "report/standard_output.hpp"
@@ -51,9 +52,7 @@ std::optional<DType> parse_kv_item(std::string_view s) {
 // is reported with its reason.
 template <class... Args>
 void print(const char* format, Args... args) {
-  std::string line(std::size_t(std::snprintf(nullptr, 0, format, args...)), '\0');
-  std::snprintf(line.data(), line.size() + 1, format, args...);
-  write_stdout(line);
+  write_stdout(strprintf(format, args...));
 }
 
 int run(const VerifyOptions& o) {

@@ -1,9 +1,9 @@
 #include "measure/results.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 #include "core/errors.hpp"
+#include "core/fit.hpp"
 
 namespace readbench {
 
@@ -33,10 +33,8 @@ bool RunResult::all_checks_passed() const {
 
 double speedup_of(double gather_s, double fused_s) {
   if (!(gather_s > 0) || !(fused_s > 0)) {
-    std::ostringstream os;
-    os << "speedup needs positive times, got gather " << gather_s << " s and fused " << fused_s
-       << " s";
-    throw InputError(os.str());
+    throw InputError("speedup needs positive times, got gather " + format_number(gather_s) +
+                     " s and fused " + format_number(fused_s) + " s");
   }
   return gather_s / fused_s;
 }

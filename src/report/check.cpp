@@ -14,13 +14,6 @@ namespace readbench {
 
 namespace {
 
-std::string num(double v) {
-  std::ostringstream os;
-  os.precision(10);
-  os << v;
-  return os.str();
-}
-
 std::string with_reason(const std::string& what, const std::string& reason) {
   return reason.empty() ? what : what + ": " + one_line(reason);
 }
@@ -157,8 +150,8 @@ std::string plural(int n, const char* one, const char* many) {
 }
 
 std::string gate_words(const CheckOptions& o) {
-  return "tolerance " + num(o.tolerance) + ", cost gate " +
-         (o.max_cost_ratio ? num(*o.max_cost_ratio) + "x" : std::string("off"));
+  return "tolerance " + format_number(o.tolerance) + ", cost gate " +
+         (o.max_cost_ratio ? format_number(*o.max_cost_ratio) + "x" : std::string("off"));
 }
 
 // "0.812 [0.688, 0.930]" over the compared lengths, or what stands in for a fit.
@@ -242,9 +235,9 @@ Json compared_to_json(const std::optional<FitResult>& f) {
 
 void validate(const CheckOptions& o) {
   if (!std::isfinite(o.tolerance) || o.tolerance < 0)
-    throw InputError("--tolerance must be a finite number >= 0, got " + num(o.tolerance));
+    throw InputError("--tolerance must be a finite number >= 0, got " + format_number(o.tolerance));
   if (o.max_cost_ratio && !positive_finite(*o.max_cost_ratio))
-    throw InputError("--max-cost-ratio must be a finite number > 0, got " + num(*o.max_cost_ratio));
+    throw InputError("--max-cost-ratio must be a finite number > 0, got " + format_number(*o.max_cost_ratio));
 }
 
 std::string_view to_string(Verdict v) {
