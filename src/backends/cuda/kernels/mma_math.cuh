@@ -19,8 +19,9 @@ namespace readbench::cuda::kernels {
 // Tensor cores, f16/bf16 q with K/V in the same type or in e4m3 (Kv = E4m3). e4m3 K/V are
 // widened to f16 in registers and the products run in f16 (type C) whatever q's type: the
 // widening is one instruction per two values, where bf16 would take five; a bf16 query is
-// converted to f16 once (exact for |q| in [2^-24, 65504]) and P is rounded to f16 rather than
-// bf16 (finer). Per 16-token tile and warp:
+// converted to f16 once (exact for |q| in [2^-17, 65280], where f16 holds bf16's 8 significant
+// bits; below, to f16's subnormal step of 2^-24) and P is rounded to f16 rather than bf16
+// (finer). Per 16-token tile and warp:
 //   S^T[16 tok, 8 heads] = K[16 tok, D] · Q^T[D, 8 heads]          (D/16 mma, K as A operand)
 //   O^T[D, 8 heads]     += V^T[D, 16 tok] · P^T[16 tok, 8 heads]   (D/16 mma, V as A operand)
 // The contraction index of a product may be permuted freely, so each lane's K fragment is
