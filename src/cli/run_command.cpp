@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/lengths.hpp"
+#include "measure/backend_choice.hpp"
 #include "measure/sweep.hpp"
 #include "report/atomic_write.hpp"
 #include "report/csv_report.hpp"

@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "core/lengths.hpp"
+#include "measure/backend_choice.hpp"
 #include "measure/sweep.hpp"
 #include "measure/verify.hpp"
 #include "report/standard_output.hpp"
