@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/signal_handlers.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
