@@ -1,5 +1,6 @@
 // `readbench check`: the CI gate, a report's exponents against a baseline's.
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"

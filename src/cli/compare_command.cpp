@@ -1,5 +1,6 @@
 // `readbench compare`: reports from several machines side by side.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

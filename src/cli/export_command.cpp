@@ -1,5 +1,6 @@
 // `readbench export`: a report in formats dashboards ingest.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/commands.hpp"

@@ -1,5 +1,6 @@
 // `readbench fit`: the power law and the fixed + marginal decomposition of user-supplied points.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/commands.hpp"
