@@ -1,6 +1,7 @@
 #pragma once
 // A synthetic run and its JSON report (no timing), for the tests of everything that writes or
 // reads reports.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>

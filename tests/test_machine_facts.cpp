@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "backends/cpu/stream_bandwidth.hpp"
+#include "backends/cpu/cache_topology.hpp"
 #include "report/compare.hpp"
 #include "report_fixtures.hpp"
 #include "test_support.hpp"

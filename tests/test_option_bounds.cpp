@@ -1,5 +1,6 @@
 // The bounds of every numeric option (src/cli/options.*): checked on the text, before CLI11
-// converts it, so nothing wraps, saturates or reads as 0; and the size limit of any input read.
+// converts it, so nothing wraps, saturates or reads as 0; and the size limit of any input read
+// (src/cli/read_input.*).
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include "backends/cpu/cpu_budget.hpp"
 #include "cli/options.hpp"
+#include "cli/read_input.hpp"
 #include "test_support.hpp"
 
 using namespace readbench;

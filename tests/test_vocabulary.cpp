@@ -10,7 +10,7 @@
 #include "core/names.hpp"
 #include "core/read_path.hpp"
 #include "core/vocabulary.hpp"
-#include "measure/results.hpp"
+#include "measure/backend_choice.hpp"
 #include "report/check.hpp"
 #include "test_support.hpp"
 

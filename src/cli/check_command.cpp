@@ -1,8 +1,10 @@
 // `readbench check`: the CI gate, a report's exponents against a baseline's.
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/read_report.hpp"
 #include "core/errors.hpp"
 #include "report/atomic_write.hpp"
 #include "report/check.hpp"

@@ -1,10 +1,12 @@
 // `readbench compare`: reports from several machines side by side.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/read_report.hpp"
 #include "report/atomic_write.hpp"
 #include "report/compare.hpp"
 #include "report/distinct_files.hpp"

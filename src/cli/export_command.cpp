@@ -1,9 +1,11 @@
 // `readbench export`: a report in formats dashboards ingest.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/read_report.hpp"
 #include "report/atomic_write.hpp"
 #include "report/distinct_files.hpp"
 #include "report/export.hpp"

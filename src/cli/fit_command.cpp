@@ -1,9 +1,11 @@
 // `readbench fit`: the power law and the fixed + marginal decomposition of user-supplied points.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/read_input.hpp"
 #include "report/atomic_write.hpp"
 #include "report/distinct_files.hpp"
 #include "report/fit_json.hpp"

@@ -1,20 +1,9 @@
 #include "cli/options.hpp"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <limits>
-#include <sstream>
 
 #include "backends/cpu/cpu_budget.hpp"
 #include "core/errors.hpp"
@@ -145,62 +134,6 @@ void add_shape_options(CLI::App* app, Shape& s) {
   app->add_option("--block-size", s.block_size, "Tokens per cache block S")
       ->check(integer_in(1, kMaxBlockSize))
       ->capture_default_str();
-}
-
-namespace {
-
-// Up to limit bytes of in; one byte more is an error, so an endless input stops there.
-std::string read_bounded(std::istream& in, const std::string& name, std::size_t limit) {
-  std::string text;
-  char chunk[1 << 16];
-  while (in) {
-    in.read(chunk, sizeof chunk);
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got > limit - text.size())
-      throw InputError("cannot read " + name + ": it holds more than " + std::to_string(limit) +
-                       " bytes, far more than a report or a points file");
-    text.append(chunk, got);
-  }
-  if (in.bad()) throw InputError("cannot read " + name + ": read error");
-  return text;
-}
-
-}  // namespace
-
-std::string read_input(const std::string& path, std::size_t limit) {
-  if (path == "-") return read_bounded(std::cin, "stdin", limit);
-  // Opening a directory succeeds; reading it throws a library error that names no file.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError("cannot read '" + path + "': it is a directory");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
-  return read_bounded(f, "'" + path + "'", limit);
-}
-
-Report read_report(const std::string& path) {
-  return parse_report(read_input(path), path == "-" ? "stdin" : path);
-}
-
-std::vector<Report> read_reports(const std::vector<std::string>& paths) {
-  if (std::count(paths.begin(), paths.end(), "-") > 1)
-    throw InputError("stdin ('-') is named more than once: it can be read only once");
-  std::vector<Report> reports;
-  for (const std::string& path : paths) reports.push_back(read_report(path));
-  return reports;
-}
-
-ProgressLine::ProgressLine() : enabled_(::isatty(STDERR_FILENO) == 1) {}
-
-void ProgressLine::show(std::string_view message) {
-  if (!enabled_) return;
-  std::cerr << "\r\033[K" << message << std::flush;
-  shown_ = true;
-}
-
-void ProgressLine::done() {
-  if (enabled_ && shown_) std::cerr << "\r\033[K" << std::flush;
-  shown_ = false;
 }
 
 }  // namespace readbench::cli

@@ -1,13 +1,11 @@
 #pragma once
-// Options several subcommands share, and the reading of an input file or stdin.
+// Options several subcommands share.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "core/shape.hpp"
-#include "report/report_input.hpp"
 
 namespace readbench::cli {
 
@@ -38,34 +36,5 @@ CLI::Validator output_path();
 
 // --batch, --q-heads, --kv-heads, --head-dim, --block-size with their defaults and bounds.
 void add_shape_options(CLI::App* app, Shape& shape);
-
-// The most read_input reads: far above any report or points file, and an endless input (a
-// device, a FIFO whose writer never stops) ends in an error instead of all of memory.
-inline constexpr std::size_t kMaxInputBytes = std::size_t(64) << 20;
-
-// The whole of FILE, or of stdin for "-". Throws InputError naming the file and the reason,
-// also when it holds more than limit bytes.
-std::string read_input(const std::string& path, std::size_t limit = kMaxInputBytes);
-
-// A readbench report from FILE or stdin ("-"), its errors naming the file (or "stdin").
-Report read_report(const std::string& path);
-// Several; stdin may be named once only (a second read would find it empty).
-std::vector<Report> read_reports(const std::vector<std::string>& paths);
-
-// A progress line on stderr, only when stderr is a terminal; done() or the destructor clears
-// it, so an error message never lands on the end of a progress line.
-class ProgressLine {
- public:
-  ProgressLine();
-  ~ProgressLine() { done(); }
-  ProgressLine(const ProgressLine&) = delete;
-  ProgressLine& operator=(const ProgressLine&) = delete;
-  void show(std::string_view message);
-  void done();
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-};
 
 }  // namespace readbench::cli

@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/read_report.hpp"
 #include "report/atomic_write.hpp"
 #include "report/distinct_files.hpp"
 #include "report/plot.hpp"

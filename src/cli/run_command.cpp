@@ -3,16 +3,19 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/signal_handlers.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/lengths.hpp"
+#include "measure/backend_choice.hpp"
 #include "measure/sweep.hpp"
 #include "report/atomic_write.hpp"
 #include "report/csv_report.hpp"

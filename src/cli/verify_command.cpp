@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/lengths.hpp"
 #include "core/strprintf.hpp"
+#include "measure/backend_choice.hpp"
 #include "measure/sweep.hpp"
 #include "measure/verify.hpp"
 #include "report/standard_output.hpp"

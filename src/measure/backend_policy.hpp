@@ -11,7 +11,7 @@
 
 #include "backends/backend.hpp"
 #include "core/vocabulary.hpp"
-#include "measure/results.hpp"
+#include "measure/backend_choice.hpp"
 
 namespace readbench {
 

@@ -7,23 +7,6 @@
 
 namespace readbench {
 
-namespace {
-constexpr Named<BackendChoice> kBackendChoiceNames[] = {{BackendChoice::cpu, "cpu"},
-                                                        {BackendChoice::cuda, "cuda"},
-                                                        {BackendChoice::all, "all"},
-                                                        {BackendChoice::auto_, "auto"}};
-}  // namespace
-
-BackendChoice parse_backend_choice(std::string_view s) {
-  if (const auto b = find_named(kBackendChoiceNames, s)) return *b;
-  throw InputError("unknown backend '" + std::string(s) + "' (expected " +
-                   names_of(kBackendChoiceNames) + ")");
-}
-
-std::string_view to_string(BackendChoice b) {
-  return name_in(kBackendChoiceNames, b);
-}
-
 bool RunResult::all_checks_passed() const {
   return std::all_of(results.begin(), results.end(), [](const PathResult& r) {
     return std::all_of(r.checks.begin(), r.checks.end(),

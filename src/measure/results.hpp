@@ -11,14 +11,11 @@
 #include "core/bytes_model.hpp"
 #include "core/read_fit.hpp"
 #include "core/vocabulary.hpp"
+#include "measure/backend_choice.hpp"
 #include "measure/quality.hpp"
 #include "measure/sampler.hpp"
 
 namespace readbench {
-
-enum class BackendChoice { cpu, cuda, all, auto_ };
-BackendChoice parse_backend_choice(std::string_view s);  // throws InputError
-std::string_view to_string(BackendChoice b);
 
 // The grid of `--lengths auto`: x4 from 16 (so it shares the lengths 16, 64, 256, 1024, 4096)
 // until each path reaches its asymptote (read_fit.hpp), within the bounds below.

@@ -1,6 +1,7 @@
 #include "report/export.hpp"
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -1,5 +1,7 @@
 #include "report/fit_json.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace readbench {
 
 Json number_or_null(const std::optional<double>& v) {

@@ -1,6 +1,6 @@
 #pragma once
 // The `fit` object of a report, shared by `run --json`, `fit --json`, check and compare.
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 
 #include "core/read_fit.hpp"

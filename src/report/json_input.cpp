@@ -1,5 +1,6 @@
 #include "report/json_input.hpp"
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <vector>
 

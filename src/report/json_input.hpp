@@ -4,7 +4,7 @@
 // report could show one value to a reader and another to readbench; nesting far deeper than
 // any report is refused before anything recursive walks it; and nlohmann's own exceptions
 // (a number too large for a double, bad UTF-8) become InputErrors naming the source and where.
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace readbench {

@@ -1,6 +1,7 @@
 #include "report/json_report.hpp"
 
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 #include "core/interrupt.hpp"
 #include "version.hpp"

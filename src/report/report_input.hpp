@@ -4,7 +4,7 @@
 // over the report's fitted region. The report's own fit must agree with that one (a report
 // whose stored exponent its points do not give was edited or is corrupt, and is refused), so
 // the gates judge what the points say.
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

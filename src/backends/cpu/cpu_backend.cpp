@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "backends/backend.hpp"
+#include "backends/cpu/cache_flusher.hpp"
+#include "backends/cpu/cache_topology.hpp"
 #include "backends/cpu/contention_probe.hpp"
 #include "backends/cpu/cpu_budget.hpp"
 #include "backends/cpu/omp_wait_policy.hpp"
