@@ -13,17 +13,13 @@ namespace readbench {
 
 namespace {
 
-std::string num(double v) {
-  return format_number(v);
-}
-
 void check_point(const TimedPoint& p, std::size_t index) {
   if (!std::isfinite(p.length) || p.length <= 0)
     throw BadLength("point " + std::to_string(index + 1) +
-                    ": length must be a finite number > 0, got " + num(p.length));
+                    ": length must be a finite number > 0, got " + format_number(p.length));
   if (!std::isfinite(p.seconds) || p.seconds <= 0)
     throw BadTime("point " + std::to_string(index + 1) +
-                  ": time must be a finite number > 0, got " + num(p.seconds));
+                  ": time must be a finite number > 0, got " + format_number(p.seconds));
 }
 
 }  // namespace
@@ -35,28 +31,33 @@ std::string format_number(double v) {
   return os.str();
 }
 
+void check_fit_from(double fit_from) {
+  if (!std::isfinite(fit_from) || fit_from < 0)
+    throw InputError("--fit-from must be auto or a finite length >= 0, got " +
+                     format_number(fit_from));
+}
+
 double student_t95(int dof) {
   const boost::math::students_t dist(dof);
   return boost::math::quantile(boost::math::complement(dist, 0.025));
 }
 
 std::vector<TimedPoint> guarded_points(const std::vector<TimedPoint>& all, double fit_from) {
-  if (!std::isfinite(fit_from) || fit_from < 0)
-    throw InputError("--fit-from must be a finite length >= 0, got " + num(fit_from));
+  check_fit_from(fit_from);
   for (std::size_t i = 0; i < all.size(); ++i) check_point(all[i], i);
   std::vector<TimedPoint> pts;
   for (const auto& p : all)
     if (p.length >= fit_from) pts.push_back(p);
   if (pts.size() < 2)
     throw TooFewPoints("the fit needs at least 2 points" +
-                       (fit_from > 0 ? " with length >= " + num(fit_from) : std::string()) +
+                       (fit_from > 0 ? " with length >= " + format_number(fit_from) : std::string()) +
                        ", got " + std::to_string(pts.size()));
   const bool one_length = std::all_of(
       pts.begin(), pts.end(), [&](const TimedPoint& p) { return p.length == pts.front().length; });
   if (one_length)
     throw TooFewDistinctLengths("the fit needs at least 2 distinct lengths, all " +
                                 std::to_string(pts.size()) + " points have length " +
-                                num(pts.front().length));
+                                format_number(pts.front().length));
   return pts;
 }
 

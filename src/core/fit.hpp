@@ -48,6 +48,8 @@ FitResult fit_power_law(const std::vector<TimedPoint>& points, double fit_from =
 // BadTime), then at least 2 points and 2 distinct lengths with length >= fit_from
 // (TooFewPoints, TooFewDistinctLengths). Returns those points.
 std::vector<TimedPoint> guarded_points(const std::vector<TimedPoint>& points, double fit_from);
+// The one rule for a --fit-from length: finite and >= 0 (InputError naming it otherwise).
+void check_fit_from(double fit_from);
 
 // Two-sided 95% Student's t quantile for `dof` degrees of freedom (dof >= 1).
 double student_t95(int dof);

@@ -335,9 +335,7 @@ void validate(const SweepConfig& c) {
   if (!std::is_sorted(c.devices.begin(), c.devices.end()) ||
       std::adjacent_find(c.devices.begin(), c.devices.end()) != c.devices.end())
     throw InputError("the CUDA devices must be listed once each, in increasing order");
-  if (c.fit_from && (!std::isfinite(*c.fit_from) || *c.fit_from < 0))
-    throw InputError("--fit-from must be auto or a finite length >= 0, got " +
-                     format_number(*c.fit_from));
+  if (c.fit_from) check_fit_from(*c.fit_from);
   // A workload this machine cannot hold is bad input under every --backend, refused before
   // anything is measured: the longest explicit length, or the partial block the checks add
   // (verify.cpp), on one replica. An auto grid stops before its memory bound instead.
