@@ -4,6 +4,8 @@
 #   smi           the GPU's name, driver, clocks, temperature, power and utilization
 #   step MESSAGE  a heading, on the terminal and in device.log
 #   gpu_tests     readbench_gpu_tests into gpu_tests.log, its counts into device.log
+#   san TOOL LABEL CMD...  CMD under compute-sanitizer's TOOL into sanitizer.log, its summary
+#                 into device.log
 #   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
 #                 65537 into verify.log, one line each into device.log
 # Where the binaries outgrow the tree's 64 MiB limit they travel as .scratch/rbx/rb.tar.xz (with
@@ -36,4 +38,11 @@ verify_all() {
       echo "verify Hq=$1 Hkv=$2 B=$b rc=$? fails=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
     done
   done
+}
+
+san() {  # tool, label, command...
+  local tool=$1 label=$2; shift 2
+  echo "== $tool [$label]" >> "$out/sanitizer.log"
+  timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >> "$out/sanitizer.log" 2>&1
+  echo "sanitizer $tool [$label] rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
 }

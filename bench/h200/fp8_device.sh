@@ -8,7 +8,7 @@ set -u -o pipefail
 out=${1:?OUTDIR}
 sections=${2:-checks timing sanitize}
 mkdir -p "$out"
-. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all, san
 has() { [[ " $sections " == *" $1 "* ]]; }
 
 step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
@@ -19,12 +19,6 @@ fi
 
 if has sanitize; then
 step "compute-sanitizer: fp8 K/V under bf16, f16 and f32 q, gather and fused, unsplit and split"
-san() {  # tool, label, command...
-  local tool=$1 label=$2; shift 2
-  echo "== $tool [$label]" >> "$out/sanitizer.log"
-  timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >> "$out/sanitizer.log" 2>&1
-  echo "sanitizer $tool [$label] rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
-}
 for tool in memcheck racecheck initcheck synccheck; do
   san "$tool" "fp8 -b 2 L 17,1000" "$rb" verify --backend cuda --kv-dtypes fp8_e4m3 -b 2 --lengths 17,1000
   san "$tool" "fp8 -b 1 L 4099 (split)" "$rb" verify --backend cuda --dtypes bf16 --kv-dtypes fp8_e4m3 -b 1 --lengths 4099

@@ -8,7 +8,7 @@
 # Usage: bench/h200/kernel_split_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
-. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all, san
 
 step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
 gpu_tests
@@ -34,12 +34,6 @@ if [ -x "$bin/readbench_gpu_tests_variants" ]; then
 fi
 
 step "compute-sanitizer: gather and fused (all dtypes, unsplit and split), stream read"
-san() {  # tool, label, command...
-  local tool=$1 label=$2; shift 2
-  echo "== $tool [$label]" >> "$out/sanitizer.log"
-  timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >> "$out/sanitizer.log" 2>&1
-  echo "sanitizer $tool [$label] rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
-}
 for tool in memcheck racecheck initcheck synccheck; do
   san "$tool" "verify -b 2 L 17,1000" "$rb" verify --backend cuda -b 2 --lengths 17,1000
   san "$tool" "verify -b 1 L 4099 (split)" "$rb" verify --backend cuda -b 1 --lengths 4099
