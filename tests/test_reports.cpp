@@ -616,6 +616,13 @@ TEST_CASE("a report with fp8 K/V names both dtypes and the scale in its workload
   j["config"]["kv_scale"] = 0;
   CHECK(error_message([&] { parse_report(j.dump(), "fp8.json"); }).find("config.kv_scale") !=
         std::string::npos);
+  j["config"]["kv_scale"] = 0.25;
+  j["config"]["kv_dtype"] = "int4";
+  CHECK(error_message([&] { parse_report(j.dump(), "fp8.json"); }) ==
+        "fp8.json: config.kv_dtype 'int4' is not a dtype");
+  j["config"].erase("kv_dtype");  // version 3 has it
+  CHECK(error_message([&] { parse_report(j.dump(), "fp8.json"); }).find("kv_dtype") !=
+        std::string::npos);
 }
 
 TEST_CASE("a report whose stored fit disagrees with its points is refused naming the field") {

@@ -54,6 +54,9 @@ struct Script {
   // Shared by the fakes of several devices: each first prepare() waits (up to 20 s) until
   // `meet_count` fakes have arrived, which only fakes running at the same time can do.
   std::shared_ptr<std::atomic<int>> meet;
+  // What name() says, where it differs from the name the sweep opened the fake under (a real
+  // CUDA backend says "cuda" whichever device it is).
+  std::string reported_name;
   int meet_count = 0;
   bool met = false;  // set in the fake's log when it saw every other arrive
 };
@@ -71,7 +74,9 @@ class FakeBackend : public Backend {
   FakeBackend(std::string name, const Script& script, Log& log)
       : name_(std::move(name)), script_(script), log_(log) {}
 
-  std::string_view name() const override { return name_; }
+  std::string_view name() const override {
+    return script_.reported_name.empty() ? std::string_view(name_) : script_.reported_name;
+  }
   double timer_resolution_s() const override { return script_.resolution_s; }
   std::int64_t cache_bytes() const override { return script_.cache_bytes; }
   Bandwidths measure_bandwidths() override {
@@ -673,7 +678,7 @@ namespace {
 // Fakes of devices 0 and 1, their logs made before the sweep's threads look them up.
 SweepConfig two_devices(Fakes& fakes, BackendChoice choice = BackendChoice::cuda) {
   for (const char* name : {"cuda:0", "cuda:1"}) {
-    fakes.scripts[name];
+    fakes.scripts[name].reported_name = "cuda";  // as a real device backend does
     fakes.logs[name];
   }
   SweepConfig c = small_sweep(choice);
@@ -779,6 +784,8 @@ TEST_CASE("--device takes an index, an increasing list or all, and names bad tex
   for (const char* bad : {"", "-1", "a", "0,", ",1", "1,0", "0,0", "1.5", "99999999999"})
     CHECK(error_message([&] { parse_devices(bad); }).find("--device '" + std::string(bad) + "'") ==
           0);
-  CHECK(!resolve_devices({}).empty());  // every visible device, or device 0 where none is
+  std::vector<int> visible;  // every device this process sees, or device 0 where none is
+  for (int d = 0; d < std::max(1, cuda_device_count()); ++d) visible.push_back(d);
+  CHECK(resolve_devices({}) == visible);
   CHECK(resolve_devices({2, 5}) == std::vector<int>{2, 5});
 }

@@ -148,11 +148,13 @@ void setup_run_command(CLI::App& app, int& exit_code) {
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
   add_shape_options(sub, o->config.shape);
-  sub->add_option("--dtype", o->dtype, "Storage type of q, K/V and output: f32, f16 or bf16")
+  sub->add_option(
+         "--dtype", o->dtype,
+         "Storage type of q and the output (and of K/V unless --kv-dtype): f32, f16 or bf16")
       ->capture_default_str();
   sub->add_option("--kv-dtype", o->kv_dtype,
-                  "Storage type of K/V when it differs from --dtype: f32, f16, bf16 or fp8_e4m3 "
-                  "(a per-tensor scale; see the README)");
+                  "Storage type of K/V: --dtype's (the default) or fp8_e4m3 (with a per-tensor "
+                  "scale; see the README)");
   sub->add_option("--cache", o->cache, "cold (caches flushed between samples) or hot")
       ->capture_default_str();
   sub->add_option(

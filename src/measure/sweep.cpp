@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include <omp.h>
+
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/strprintf.hpp"
@@ -209,7 +211,7 @@ void stop_backend(const SweepConfig& c, const BackendResult& info, std::vector<P
 void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
                  std::vector<PathResult>& mine, const Progress& progress, int sharing) {
   const auto backend_start = Clock::now();
-  const std::string name(backend.name());
+  const std::string name = info.name;  // "cuda:N" for one of several devices
   auto say = [&](const std::string& s) {
     if (progress) progress(name + ": " + s);
   };
@@ -420,8 +422,14 @@ void sweep_devices(const SweepConfig& c, const std::vector<std::string>& names,
     runs.push_back(BackendRun{c, progress, int(names.size()), {}, {}});
   std::vector<std::exception_ptr> errors(names.size());
   std::vector<std::thread> threads;
+  // A device's CPU work (filling its workload, the f64 reference) must not take the cores the
+  // other devices' timing threads run on: each device thread's OpenMP regions get a share of
+  // the cores that leaves one per device free.
+  const int cores = omp_get_num_procs();
+  const int per_device = std::max(1, (cores - int(names.size())) / int(names.size()));
   for (std::size_t i = 0; i < names.size(); ++i)
     threads.emplace_back([&, i] {
+      omp_set_num_threads(per_device);
       try {
         runs[i].run({names[i]}, open);
       } catch (...) {

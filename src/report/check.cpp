@@ -238,7 +238,8 @@ void validate(const CheckOptions& o) {
   if (!std::isfinite(o.tolerance) || o.tolerance < 0)
     throw InputError("--tolerance must be a finite number >= 0, got " + format_number(o.tolerance));
   if (o.max_cost_ratio && !positive_finite(*o.max_cost_ratio))
-    throw InputError("--max-cost-ratio must be a finite number > 0, got " + format_number(*o.max_cost_ratio));
+    throw InputError("--max-cost-ratio must be a finite number > 0, got " +
+                     format_number(*o.max_cost_ratio));
 }
 
 std::string_view to_string(Verdict v) {
@@ -255,8 +256,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   out.current = current.origin();
   out.notes = judged_anyway(baseline, current, o.allow);
   out.incomplete_judged = !baseline.complete || !current.complete;
-  out.contended_judged = baseline.quality == QualityVerdict::contended ||
-                         current.quality == QualityVerdict::contended;
+  out.contended_judged =
+      baseline.quality == QualityVerdict::contended || current.quality == QualityVerdict::contended;
   // What changes the numbers must match: the workload (dtype, shape, cache), the statistic the
   // fits use, and for GPU rows the GPU model.
   std::vector<std::string> differences;

@@ -192,7 +192,9 @@ std::string format_compare_markdown(const Comparison& c) {
   std::ostringstream os;
   os << "| backend/path | measure |";
   for (const ReportOrigin& r : c.reports)
-    os << ' ' << markdown_cell(r.name() + (r.quality == QualityVerdict::contended ? " (contended)" : "")) << " |";
+    os << ' '
+       << markdown_cell(r.name() + (r.quality == QualityVerdict::contended ? " (contended)" : ""))
+       << " |";
   os << "\n|---|---|";
   for (std::size_t i = 0; i < c.reports.size(); ++i) os << "---|";
   os << '\n';
@@ -252,9 +254,9 @@ std::string format_compare_csv(const Comparison& c) {
       const CompareEntry& e = row.entries[i];
       const ReportOrigin& r = c.reports[i];
       os << csv_cell(row.backend) << ',' << csv_cell(row.path) << ',' << csv_cell(r.source) << ','
-         << csv_cell(r.machine) << ',' << to_string(c.statistic) << ',' << csv_number(row.length) << ','
-         << csv_cell(e.status) << ',' << csv_cell(e.reason) << ',' << csv_number(e.seconds) << ','
-         << csv_number(e.per_token_s) << ',' << csv_number(e.cost_ratio) << ','
+         << csv_cell(r.machine) << ',' << to_string(c.statistic) << ',' << csv_number(row.length)
+         << ',' << csv_cell(e.status) << ',' << csv_cell(e.reason) << ',' << csv_number(e.seconds)
+         << ',' << csv_number(e.per_token_s) << ',' << csv_number(e.cost_ratio) << ','
          << (e.fit ? strprintf("%.9g", e.fit->power.exponent) : "") << ','
          << csv_number(e.fit ? e.fit->power.ci95_low : std::nullopt) << ','
          << csv_number(e.fit ? e.fit->power.ci95_high : std::nullopt) << ','

@@ -8,8 +8,8 @@ namespace readbench {
 
 std::string build_csv(const RunResult& run) {
   std::ostringstream os;
-  // `statistic` and `seconds` (the configured statistic's time, the one fitted) last, so
-  // `readbench fit` reads this file back; columns before them keep their places.
+  // `statistic` and `seconds` (the configured statistic's time, the one fitted) last; readers
+  // (`readbench fit` among them) find columns by their names.
   os << "backend,path,dtype,kv_dtype,batch,length,samples,calls_per_sample,min_s,median_s,mean_s,"
         "stddev_s,max_s,bytes,gbps,ceiling_fraction,length_dependent_share,exponent,per_token_s,"
         "regime,fixed_s,marginal_s,asymptote_reached,statistic,seconds\n";

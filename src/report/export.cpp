@@ -66,12 +66,12 @@ Json export_gab(const Report& r) {
   Json out = Json::array();
   for (const ReportResult* res : timed_results(r)) {
     for (const ReportPoint& p : res->points)
-      out.push_back(
-          {{"name", res->label() + strprintf(" L=%.0f", p.length)},
-           {"unit", "ns"},
-           {"value", ns(p.seconds)},
-           {"extra", strprintf("statistic %s; min %.9g ns, median %.9g ns; %.3g GB/s",
-                               std::string(to_string(r.statistic)).c_str(), ns(p.min_s), ns(p.median_s), p.gbps)}});
+      out.push_back({{"name", res->label() + strprintf(" L=%.0f", p.length)},
+                     {"unit", "ns"},
+                     {"value", ns(p.seconds)},
+                     {"extra", strprintf("statistic %s; min %.9g ns, median %.9g ns; %.3g GB/s",
+                                         std::string(to_string(r.statistic)).c_str(), ns(p.min_s),
+                                         ns(p.median_s), p.gbps)}});
     if (!res->fit) continue;
     const FitResult& f = res->fit->power;
     const AffineFit& a = res->fit->affine;

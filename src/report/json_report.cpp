@@ -1,9 +1,11 @@
 #include "report/json_report.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "core/interrupt.hpp"
+#include "measure/backend_policy.hpp"
 #include "version.hpp"
 
 namespace readbench {
@@ -193,7 +195,8 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
   report["results"] = results;
   report["speedups"] = speedups;
   // Only a run over several CUDA devices compares them.
-  if (run.config.devices.size() > 1) {
+  if (std::any_of(run.backends.begin(), run.backends.end(),
+                  [](const BackendResult& b) { return is_device_backend(b.name); })) {
     Json slow = Json::array();
     for (const SlowDevice& d : run.slow_devices)
       slow.push_back({{"backend", d.backend},

@@ -336,7 +336,8 @@ std::string plot_svg(const Report& rep) {
            width, height, width, height)
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     << text("title", 10, 26, "font-size=\"16\" font-weight=\"bold\"", title)
-    << text("subtitle", 10, 46, "fill=\"#555\"", subtitle) << axes(x, y, std::string(to_string(rep.statistic)));
+    << text("subtitle", 10, 46, "fill=\"#555\"", subtitle)
+    << axes(x, y, std::string(to_string(rep.statistic)));
 
   // Each series: its fitted line, the exponent beside the line's end, its markers.
   std::size_t fitted_index = 0;
