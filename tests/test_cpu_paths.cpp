@@ -189,7 +189,8 @@ TEST_CASE("history slices are contiguous, as even as they come and never empty")
 }
 
 TEST_CASE("the baseline kernels match the reference whatever kernels this processor picks") {
-  for (const auto& [t, kv] :
+  // q's type and K/V's (plain variables, not a structured binding: CAPTURE's lambda takes them).
+  for (const std::pair<DType, DType>& types :
        {std::pair{DType::f32, DType::f32}, std::pair{DType::f16, DType::f16},
         std::pair{DType::bf16, DType::bf16}, std::pair{DType::bf16, DType::e4m3},
         std::pair{DType::f16, DType::e4m3}})
@@ -198,6 +199,7 @@ TEST_CASE("the baseline kernels match the reference whatever kernels this proces
         for (int batch : {1, 3})
           for (std::int64_t length : {1, 17, 100})
             for (int threads : {2, 4}) {
+              const DType t = types.first, kv = types.second;
               CAPTURE(to_string(t));
               CAPTURE(to_string(kv));
               CAPTURE(ratio);
