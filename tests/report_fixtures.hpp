@@ -39,7 +39,7 @@ inline PathResult timed_path(Path path, std::vector<std::pair<std::int64_t, doub
   PathResult r;
   r.backend = "cpu";
   r.path = path;
-  r.checks.push_back({path, 16, 1, DType::bf16, DType::bf16, 1.5e-3, 1e-2, true});
+  r.checks.push_back({path, 16, 1, DType::bf16, DType::bf16, 1.5e-3, 1e-2, true, {}});
   std::vector<TimedPoint> fit_points;
   for (const auto& [len, s] : pts) {
     r.points.push_back(point(len, s));
@@ -70,7 +70,7 @@ inline RunResult synthetic_run() {
 
   run.results.push_back(timed_path(Path::gather, {{16, 2e-6}, {64, 8e-6}}));
   run.results.push_back(timed_path(Path::fused, {{16, 1e-6}, {64, 3e-6}, {256, 9e-6}}));
-  for (Path p : {Path::gather, Path::fused}) {
+  for (const Path& p : {Path::gather, Path::fused}) {
     PathResult r;
     r.backend = "cuda";
     r.path = p;

@@ -219,9 +219,10 @@ TEST_CASE("the baseline kernels match the reference whatever kernels this proces
                 for (std::int64_t i = 0; i < w.io_elements(); ++i)
                   store_as(t, out.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());
                 if (path == 0)
-                  cpu::baseline::gather_read(h, 0, out.data(), {k.data(), v.data()}, threads);
+                  cpu::baseline::gather_read(cpu::inputs_of(h, 0), out.data(), {k.data(), v.data()},
+                                             threads);
                 else
-                  cpu::baseline::fused_read(h, 0, out.data(), threads);
+                  cpu::baseline::fused_read(cpu::inputs_of(h, 0), out.data(), threads);
                 std::vector<double> got(ref.size());
                 for (std::size_t i = 0; i < got.size(); ++i) got[i] = load_as(t, out.data(), i);
                 CHECK(relative_error(got, ref) <= tolerance(t));
@@ -289,7 +290,7 @@ TEST_CASE("cold timing primes each new shape and dtype and leaves the checks cor
     const DType t = c.second;  // not a structured binding: CAPTURE needs clang 16 for those
     CAPTURE(to_string(t));
     backend->prepare(make_host_workload(Workload{s, t, 50, 2, 5, std::nullopt}));
-    for (Path p : {Path::gather, Path::fused}) {
+    for (const Path& p : {Path::gather, Path::fused}) {
       CAPTURE(to_string(p));
       const double seconds = backend->time_calls(p, 2, CacheState::cold);
       CHECK(std::isfinite(seconds));
@@ -305,7 +306,7 @@ TEST_CASE("run_for_check writes every output element over its NaN poison") {
     CAPTURE(to_string(t));
     const Workload w{make_shape(3, 8, 2, 40, 8), t, 17, 2, 3, std::nullopt};
     backend->prepare(make_host_workload(w));
-    for (Path p : {Path::gather, Path::fused}) {
+    for (const Path& p : {Path::gather, Path::fused}) {
       CAPTURE(to_string(p));
       const std::vector<double> out = backend->run_for_check(p);
       REQUIRE(out.size() == std::size_t(w.io_elements()));
@@ -340,7 +341,7 @@ TEST_CASE("both CPU paths read the queries and block table of the replica they a
       CAPTURE(r);
       const std::vector<double> ref = reference_attention(h, r);
       REQUIRE(relative_error(ref, ref0) > 0.1);
-      for (Path p : {Path::gather, Path::fused}) {
+      for (const Path& p : {Path::gather, Path::fused}) {
         CAPTURE(to_string(p));
         for (std::int64_t i = 0; i < w.io_elements(); ++i)
           store_as(t, out.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());

@@ -14,6 +14,7 @@
 #include "backends/backend.hpp"
 #include "core/errors.hpp"
 #include "core/reference.hpp"
+#include "plugins/plugin.hpp"
 #if defined(READBENCH_HAVE_CUDA)  // built with the CUDA backend: its plan
 #include "backends/cuda/decode_launch.hpp"
 #endif
@@ -93,7 +94,7 @@ void check_paths(rb::Backend& backend, const Case& c) {
   rb::HostWorkload h = rb::make_host_workload(workload_of(c));
   const std::vector<double> ref = rb::reference_attention(h, 0);
   backend.prepare(std::move(h));
-  for (const rb::Path p : {rb::Path::gather, rb::Path::fused}) {
+  for (const rb::Path& p : {rb::Path::gather, rb::Path::fused}) {
     const double err = rb::relative_error(backend.run_for_check(p), ref);
     INFO(describe(c), " path=", rb::to_string(p), " error=", err);
     CHECK(err <= rb::tolerance(c.dtype));
@@ -239,7 +240,7 @@ TEST_CASE("calls cycle over every replica and replica zero stays correct") {
   rb::HostWorkload h = rb::make_host_workload(workload_of(c));
   const std::vector<double> ref = rb::reference_attention(h, 0);
   backend->prepare(std::move(h));
-  for (const rb::Path p : {rb::Path::gather, rb::Path::fused}) {
+  for (const rb::Path& p : {rb::Path::gather, rb::Path::fused}) {
     for (const rb::CacheState cache : {rb::CacheState::cold, rb::CacheState::hot}) {
       const double s = backend->time_calls(p, 7, cache);
       CHECK(std::isfinite(s));
@@ -303,3 +304,34 @@ TEST_CASE("device facts and measured bandwidths are plausible") {
   CHECK(bw.copy_gbps > 10);
   MESSAGE(info->name, ": read ", bw.read_gbps, " GB/s, copy ", bw.copy_gbps, " GB/s");
 }
+
+#if defined(READBENCH_TEST_FUSED_CUDA_PLUGIN)
+TEST_CASE("readbench's fused read as a plugin matches the built-in path bit for bit") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  // The build's file, or where READBENCH_FUSED_CUDA_PLUGIN says (a binary carried elsewhere).
+  const char* file = std::getenv("READBENCH_FUSED_CUDA_PLUGIN");
+  backend->add_plugin(rb::Plugin::load(file != nullptr ? file : READBENCH_TEST_FUSED_CUDA_PLUGIN));
+  const rb::Path plugin = rb::Path::of_plugin("readbench_fused_cuda");
+  for (const Types& t : kAllTypes)
+    for (std::int64_t length : {1, 17, 1000, 65537}) {
+      Case c;
+      c.dtype = t.q;
+      c.kv = t.kv;
+      c.length = length;
+      c.batch = length > 1000 ? 1 : 3;
+      c.replicas = 2;
+      rb::HostWorkload h = rb::make_host_workload(workload_of(c));
+      const std::vector<double> ref = rb::reference_attention(h, 0);
+      backend->prepare(std::move(h));
+      const std::vector<double> got = backend->run_for_check(plugin);
+      INFO(describe(c));
+      CHECK(rb::relative_error(got, ref) <= rb::tolerance(c.dtype));
+      CHECK(got == backend->run_for_check(rb::Path::fused));
+      // Timed calls are captured in a graph as the built-in ones are.
+      CHECK(backend->time_calls(plugin, 4, rb::CacheState::cold) > 0);
+      CHECK(backend->path_note(plugin) ==
+            "calls replayed from a CUDA graph, as the built-in paths");
+    }
+}
+#endif

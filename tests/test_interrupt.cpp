@@ -163,7 +163,7 @@ TEST_CASE("a recorded signal stops both CPU reads before they read any history")
       const HostWorkload h =
           make_host_workload(Workload{s, DType::bf16, length, 1, 3, std::nullopt});
       const int all = int(h.workload.io_elements());
-      for (Path p : {Path::gather, Path::fused}) {
+      for (const Path& p : {Path::gather, Path::fused}) {
         CAPTURE(to_string(p));
         clear_interrupt();
         CHECK(finite_outputs(h, p, threads) == all);

@@ -68,9 +68,9 @@ TEST_CASE("the arm-bf16 kernels match the reference on processors with the BF16 
             for (std::int64_t i = 0; i < w.io_elements(); ++i)
               store_as(t, out.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());
             if (path == 0)
-              cpu::arm_bf16::gather_read(h, 0, out.data(), {k.data(), v.data()}, 2);
+              cpu::arm_bf16::gather_read(cpu::inputs_of(h, 0), out.data(), {k.data(), v.data()}, 2);
             else
-              cpu::arm_bf16::fused_read(h, 0, out.data(), 2);
+              cpu::arm_bf16::fused_read(cpu::inputs_of(h, 0), out.data(), 2);
             std::vector<double> got(ref.size());
             for (std::size_t i = 0; i < got.size(); ++i) got[i] = load_as(t, out.data(), i);
             CHECK(relative_error(got, ref) <= tolerance(t));

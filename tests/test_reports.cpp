@@ -537,12 +537,12 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
     spoil(j);
     return error_message([&] { parse_report(j.dump(), "base.json"); });
   };
-  CHECK(refused([](Json& j) { j["schema_version"] = 4; }) ==
-        "base.json: schema_version 4 is not one this readbench reads (3, or 2)");
+  CHECK(refused([](Json& j) { j["schema_version"] = 5; }) ==
+        "base.json: schema_version 5 is not one this readbench reads (2 to 4)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1.5; }) ==
-        "base.json: schema_version 1.5 is not one this readbench reads (3, or 2)");
+        "base.json: schema_version 1.5 is not one this readbench reads (2 to 4)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1e308; }) ==
-        "base.json: schema_version 1e+308 is not one this readbench reads (3, or 2)");
+        "base.json: schema_version 1e+308 is not one this readbench reads (2 to 4)");
   CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
         "base.json: report.schema_version is missing");
   CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==
@@ -602,7 +602,7 @@ TEST_CASE("a version 2 report is read with K/V in its dtype; version 1 is refuse
         v3.find("cpu", "fused")->fit->power.exponent);
   j["schema_version"] = 1;
   CHECK(error_message([&] { parse_report(j.dump(), "v1.json"); }) ==
-        "v1.json: schema_version 1 is not one this readbench reads (3, or 2)");
+        "v1.json: schema_version 1 is not one this readbench reads (2 to 4)");
 }
 
 TEST_CASE("a report with fp8 K/V names both dtypes and the scale in its workload") {

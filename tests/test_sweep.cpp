@@ -233,7 +233,7 @@ TEST_CASE("under auto a backend that is unavailable is recorded so and the other
   const BackendResult& cuda = backend_of(run, "cuda");
   CHECK(cuda.status == Status::unavailable);
   CHECK(cuda.reason.find("no cuda device") != std::string::npos);
-  for (Path p : {Path::gather, Path::fused}) {
+  for (const Path& p : {Path::gather, Path::fused}) {
     CHECK(result_of(run, "cuda", p).status == Status::unavailable);
     CHECK(result_of(run, "cuda", p).reason == cuda.reason);
     CHECK(result_of(run, "cpu", p).status == Status::ok);
@@ -251,7 +251,7 @@ TEST_CASE("under auto a backend that throws BackendError is recorded failed besi
     const BackendResult& cpu = backend_of(run, "cpu");
     CHECK(cpu.status == Status::failed);
     CHECK(cpu.reason.find("cpu: ") == 0);
-    for (Path p : {Path::gather, Path::fused}) {
+    for (const Path& p : {Path::gather, Path::fused}) {
       const PathResult& failed = result_of(run, "cpu", p);
       CHECK(failed.status == Status::failed);
       CHECK(failed.reason == cpu.reason);
@@ -462,7 +462,7 @@ TEST_CASE("an auto grid stops at --max-length and its fit says not reached") {
   SweepConfig c = auto_sweep();
   c.max_length = 300;
   const RunResult run = run_sweep(c, {}, fakes.factory());
-  for (Path p : {Path::gather, Path::fused}) {
+  for (const Path& p : {Path::gather, Path::fused}) {
     const PathResult& r = result_of(run, "cpu", p);
     CHECK(lengths_of(r) == std::vector<std::int64_t>{16, 64, 256});
     CHECK(r.grid_stop == GridStop::max_length);
@@ -506,7 +506,7 @@ TEST_CASE("an explicit grid times every length and records so") {
   Fakes fakes;
   fakes.scripts["cpu"].fixed_s = 1e-3;
   const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
-  for (Path p : {Path::gather, Path::fused}) {
+  for (const Path& p : {Path::gather, Path::fused}) {
     const PathResult& r = result_of(run, "cpu", p);
     CHECK(lengths_of(r) == std::vector<std::int64_t>{16, 64, 256});
     CHECK(r.grid_stop == GridStop::explicit_lengths);
@@ -609,7 +609,7 @@ TEST_CASE(
   const RunResult run = run_sweep(c, {}, fakes.factory());
   CHECK_FALSE(run.complete());
   CHECK(run.signal == SIGINT);
-  for (Path p : {Path::gather, Path::fused}) {
+  for (const Path& p : {Path::gather, Path::fused}) {
     const PathResult& r = result_of(run, "cpu", p);
     CHECK(r.status == Status::ok);
     REQUIRE(r.points.size() == 3);  // 16, 64, 256: the point at 1024 is dropped
@@ -695,7 +695,8 @@ TEST_CASE("several devices are backends cuda:N of their own, in device order, ea
   CHECK(run.backends[0].name == "cuda:0");
   CHECK(run.backends[1].name == "cuda:1");
   for (const char* name : {"cuda:0", "cuda:1"})
-    for (Path p : {Path::gather, Path::fused}) CHECK(result_of(run, name, p).points.size() == 3);
+    for (const Path& p : {Path::gather, Path::fused})
+      CHECK(result_of(run, name, p).points.size() == 3);
   CHECK(run.config.devices == std::vector<int>{0, 1});
   CHECK(run.slow_devices.empty());  // the same times
 }

@@ -39,7 +39,7 @@ TEST_CASE("every report word table is complete and parses back") {
   check_table(kStatisticNames, Statistic::median);
   check_table(kGridStopNames, GridStop::interrupted);
   check_table(kQualityVerdictNames, QualityVerdict::contended);
-  check_table(kPathNames, Path::fused);
+  check_table(kPathNames, Path::Kind::fused);
   check_table(kCacheStateNames, CacheState::hot);
 }
 
@@ -57,6 +57,16 @@ TEST_CASE("every enum prints its word") {
     CHECK(parse_backend_choice(to_string(b)) == b);
 }
 
+TEST_CASE("a path prints as it parses: the built-in two and plugin:NAME") {
+  for (const Path& p : {Path::gather, Path::fused, Path::of_plugin("x.1-y_z")})
+    CHECK(parse_path(to_string(p)) == p);
+  CHECK(to_string(Path::of_plugin("naive")) == "plugin:naive");
+  CHECK(parse_path("plugin:naive").is_plugin());
+  CHECK(Path::gather < Path::fused);
+  CHECK(Path::fused < Path::of_plugin("a"));
+  CHECK(Path::of_plugin("a") != Path::of_plugin("b"));
+}
+
 TEST_CASE("a parser's error lists the words it accepts") {
   CHECK(names_of(kStatusNames) == "ok, unavailable or failed");
   CHECK(error_message([] { parse_statistic("mean"); }) ==
@@ -66,7 +76,9 @@ TEST_CASE("a parser's error lists the words it accepts") {
   CHECK(error_message([] { parse_backend_choice("tpu"); }) ==
         "unknown backend 'tpu' (expected cpu, cuda, all or auto)");
   CHECK(error_message([] { parse_path("both"); }) ==
-        "unknown path 'both' (expected gather, fused or all)");
+        "unknown path 'both' (expected gather, fused or plugin:NAME or all)");
+  CHECK(error_message([] { parse_path("plugin:"); }) ==
+        "unknown path 'plugin:' (expected gather, fused or plugin:NAME or all)");
   CHECK(error_message([] { parse_cache_state("warm"); }) ==
         "unknown cache state 'warm' (expected cold or hot)");
 }

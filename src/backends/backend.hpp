@@ -13,6 +13,8 @@
 
 namespace readbench {
 
+class Plugin;
+
 // Streaming ceilings measured on this backend in this run, in GB/s (1e9 B/s).
 struct Bandwidths {
   double read_gbps = 0;           // read-only pass over a buffer many times the last-level cache
@@ -80,6 +82,13 @@ class Backend {
   // waiting for a core), so its time is the scheduler's as much as the read's. Backends that
   // cannot tell say no.
   virtual bool last_sample_disturbed() const { return false; }
+  // Adds a plugin's read (plugins/plugin.hpp) for the backend it names: from the next prepare
+  // on, the path plugin:NAME calls it on this backend's buffers, with this backend's timing and
+  // cache discipline. Backends that take no plugins throw BackendError.
+  virtual void add_plugin(std::shared_ptr<const Plugin> plugin);
+  // How the calls of `p` were issued, where the report should say so (a CUDA plugin whose calls
+  // could not be captured in a graph); empty otherwise.
+  virtual std::string path_note(const Path&) const { return {}; }
   // What else ran on the device during the sweep (other processes, clocks held down), one line
   // each; empty when nothing was seen or the backend cannot tell.
   virtual std::vector<std::string> device_conditions() const { return {}; }

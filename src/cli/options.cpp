@@ -136,4 +136,15 @@ void add_shape_options(CLI::App* app, Shape& s) {
       ->capture_default_str();
 }
 
+std::vector<std::string> comma_items(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', pos);
+    out.push_back(text.substr(pos, comma == std::string::npos ? comma : comma - pos));
+    if (comma == std::string::npos) return out;
+    pos = comma + 1;
+  }
+}
+
 }  // namespace readbench::cli

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/shape.hpp"
 
@@ -33,6 +34,9 @@ std::optional<double> parse_fit_from(const std::string& text);
 // Refuses an empty output path: `--json "$UNSET"` would otherwise read as "no report" and
 // drop it silently.
 CLI::Validator output_path();
+
+// The comma-separated items of `text`: "a,b" gives {"a", "b"}, "" gives {""}.
+std::vector<std::string> comma_items(const std::string& text);
 
 // --batch, --q-heads, --kv-heads, --head-dim, --block-size with their defaults and bounds.
 void add_shape_options(CLI::App* app, Shape& shape);

@@ -16,6 +16,7 @@
 #include "core/interrupt.hpp"
 #include "core/lengths.hpp"
 #include "measure/backend_choice.hpp"
+#include "measure/plugin_check.hpp"
 #include "measure/sweep.hpp"
 #include "report/atomic_write.hpp"
 #include "report/csv_report.hpp"
@@ -33,13 +34,32 @@ struct RunOptions {
   std::string backend = "auto", path = "all", lengths = "auto", dtype = "bf16", cache = "cold",
               statistic = "min", fit_from = "auto", kv_dtype, devices = "0";
   std::string json_path, csv_path;
+  std::vector<std::string> plugin_files;
+  double plugin_timeout_s = kPluginCheckTimeout;
 };
+
+// --path: "all" (gather, fused and every plugin), or a list of gather, fused and plugin:NAME.
+std::vector<Path> parse_paths(const std::string& text, const Plugins& plugins) {
+  if (text == "all") {
+    std::vector<Path> out{Path::gather, Path::fused};
+    for (const auto& p : plugins) out.push_back(Path::of_plugin(p->name()));
+    return out;
+  }
+  std::vector<Path> out;
+  for (const std::string& item : comma_items(text)) {
+    const Path p = parse_path(item);
+    if (std::find(out.begin(), out.end(), p) != out.end())
+      throw InputError("--path lists " + item + " twice");
+    out.push_back(p);
+  }
+  return out;
+}
 
 int run(RunOptions& o) {
   SweepConfig& c = o.config;
   c.backend = parse_backend_choice(o.backend);
-  c.paths = o.path == "all" ? std::vector<Path>{Path::gather, Path::fused}
-                            : std::vector<Path>{parse_path(o.path)};
+  c.plugins = load_plugins(o.plugin_files);
+  c.paths = parse_paths(o.path, c.plugins);
   c.auto_lengths = o.lengths == "auto";
   if (!c.auto_lengths) c.lengths = parse_lengths(o.lengths);
   c.fit_from = parse_fit_from(o.fit_from);
@@ -60,6 +80,10 @@ int run(RunOptions& o) {
   // was measured is still written, marked incomplete; the exit status is then 128 + N.
   const StopSignals stop_signals;
   ProgressLine progress;
+  if (!c.plugins.empty()) {
+    progress.show("checking the plugins in a separate process");
+    c.plugins_not_called = check_plugins_apart(c, o.plugin_timeout_s);
+  }
   const RunResult result = run_sweep(c, [&](std::string_view m) { progress.show(m); });
   progress.done();
 
@@ -134,7 +158,17 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--backend", o->backend,
                   "cpu, cuda, all, or auto (cpu plus cuda where a device works)")
       ->capture_default_str();
-  sub->add_option("--path", o->path, "gather, fused or all")->capture_default_str();
+  sub->add_option("--path", o->path,
+                  "all, or a list of gather, fused and plugin:NAME (all: both and every plugin)")
+      ->capture_default_str();
+  sub->add_option("--plugin", o->plugin_files,
+                  "A shared library with a read of its own (include/readbench/plugin.h): timed as "
+                  "the path plugin:NAME on its backend (repeatable; see docs/plugins.md)");
+  sub->add_option("--plugin-timeout", o->plugin_timeout_s,
+                  "Seconds a plugin's checks may take in the separate process that runs them "
+                  "first, before it is called hung and left out")
+      ->check(finite_number(NumberBound::positive))
+      ->capture_default_str();
   sub->add_option("-L,--lengths", o->lengths,
                   "History lengths: auto (x4 from 16 until each path reaches its asymptote), an "
                   "increasing list (16,64,256) or a geometric range (16:65536:x4)")

@@ -8,12 +8,14 @@
 #include <string_view>
 #include <utility>
 
+#include "backends/registry.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "core/lengths.hpp"
 #include "core/strprintf.hpp"
 #include "measure/backend_choice.hpp"
+#include "measure/plugin_check.hpp"
 #include "measure/sweep.hpp"
 #include "measure/verify.hpp"
 #include "report/standard_output.hpp"
@@ -27,20 +29,16 @@ struct VerifyOptions {
   Shape shape;
   int threads = 0, device = 0;
   std::uint64_t seed = 7;
+  std::vector<std::string> plugin_files;
+  double plugin_timeout_s = kPluginCheckTimeout;
 };
 
 // Comma-separated items of `text`, each through `parse`.
 template <class Parse>
 auto parse_list(const std::string& text, Parse parse) {
   std::vector<decltype(parse(std::string_view{}))> out;
-  std::size_t pos = 0;
-  while (true) {
-    const auto comma = text.find(',', pos);
-    out.push_back(parse(
-        std::string_view(text).substr(pos, comma == std::string::npos ? comma : comma - pos)));
-    if (comma == std::string::npos) return out;
-    pos = comma + 1;
-  }
+  for (const std::string& item : comma_items(text)) out.push_back(parse(item));
+  return out;
 }
 
 // A K/V type of --kv-dtypes: "same" (empty) stores K/V in the query's type.
@@ -78,12 +76,51 @@ int run(const VerifyOptions& o) {
   } else {
     lengths = parse_lengths(o.lengths);
   }
+  // With --plugin, the plugins' reads alone; each is first checked in a separate process, and
+  // one that crashes or hangs there is a failure, not called here.
+  SweepConfig plugin_run;
+  plugin_run.plugins = load_plugins(o.plugin_files);
+  for (const auto& plugin : plugin_run.plugins) {
+    for (const auto& [t, kv] : pairs) plugin->require_dtypes(t, kv);
+    plugin_run.paths.push_back(Path::of_plugin(plugin->name()));
+  }
+  if (!plugin_run.plugins.empty()) {
+    plugin_run.backend = choice;
+    plugin_run.dtype = pairs.front().first;
+    if (pairs.front().second != pairs.front().first) plugin_run.kv_storage = pairs.front().second;
+    validate_plugins(plugin_run);
+    plugin_run.shape = o.shape;
+    plugin_run.auto_lengths = false;
+    plugin_run.lengths = lengths;
+    std::sort(plugin_run.lengths.begin(), plugin_run.lengths.end());
+    plugin_run.threads = o.threads;
+    plugin_run.devices = {o.device};
+    plugin_run.seed = o.seed;
+    plugin_run.plugins_not_called = check_plugins_apart(plugin_run, o.plugin_timeout_s);
+  }
   bool all_passed = true, header_printed = false;
   const auto check = [&](const std::string& name, Backend& backend) {
+    std::vector<Path> paths{Path::gather, Path::fused};
+    if (!plugin_run.plugins.empty()) {
+      paths.clear();
+      for (const auto& plugin : plugin_run.plugins) {
+        if (plugin->backend() != find_backend_kind(name)->name) continue;
+        if (const auto it = plugin_run.plugins_not_called.find(plugin->name());
+            it != plugin_run.plugins_not_called.end()) {
+          all_passed = false;
+          print("%-7s %s: FAIL: %s\n", name.c_str(), plugin->path_name().c_str(),
+                it->second.c_str());
+          continue;
+        }
+        backend.add_plugin(plugin);
+        paths.push_back(Path::of_plugin(plugin->name()));
+      }
+      if (paths.empty()) return true;
+    }
     for (const auto& [t, kv] : pairs) {
       for (std::int64_t len : lengths) {
         const Workload w{o.shape, t, len, 1, o.seed, kv};
-        const auto checks = check_paths(backend, w, {Path::gather, Path::fused});
+        const auto checks = check_paths(backend, w, paths);
         if (!header_printed) {
           print("%-7s %-5s %-8s %-7s %8s %12s %10s  %s\n", "backend", "dtype", "kv", "path", "L",
                 "error", "tolerance", "result");
@@ -94,7 +131,7 @@ int run(const VerifyOptions& o) {
           print("%-7s %-5s %-8s %-7s %8lld %12.3e %10.1e  %s\n", name.c_str(),
                 std::string(to_string(t)).c_str(), std::string(to_string(c.kv_dtype)).c_str(),
                 std::string(to_string(c.path)).c_str(), (long long)len, c.error, c.tolerance,
-                c.passed ? "pass" : "FAIL");
+                c.passed ? "pass" : ("FAIL" + (c.failure.empty() ? "" : ": " + c.failure)).c_str());
         }
       }
     }
@@ -127,6 +164,14 @@ void setup_verify_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--device", o->device, "CUDA device index")
       ->check(integer_in(0, std::numeric_limits<int>::max()))
+      ->capture_default_str();
+  sub->add_option("--plugin", o->plugin_files,
+                  "Check this plugin's read (include/readbench/plugin.h) instead of gather and "
+                  "fused (repeatable)");
+  sub->add_option("--plugin-timeout", o->plugin_timeout_s,
+                  "Seconds a plugin's checks may take in the separate process that runs them "
+                  "first, before it is called hung")
+      ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the random inputs")
       ->check(seed_value())

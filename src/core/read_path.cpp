@@ -6,11 +6,18 @@
 
 namespace readbench {
 
+std::string to_string(const Path& p) {
+  if (p.is_plugin()) return std::string(kPluginPathPrefix) + p.plugin;
+  return std::string(name_in(kPathNames, p.kind));
+}
+
 Path parse_path(std::string_view s) {
-  if (const auto p = find_named(kPathNames, s)) return *p;
+  if (const auto k = find_named(kPathNames, s)) return Path{*k, {}};
+  if (s.starts_with(kPluginPathPrefix) && s.size() > kPluginPathPrefix.size())
+    return Path::of_plugin(s.substr(kPluginPathPrefix.size()));
   // The command line also takes "all", which it expands before asking here.
   throw InputError("unknown path '" + std::string(s) + "' (expected " +
-                   names_of(kPathNames, "all") + ")");
+                   names_of(kPathNames, "plugin:NAME or all") + ")");
 }
 
 CacheState parse_cache_state(std::string_view s) {

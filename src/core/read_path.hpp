@@ -1,20 +1,41 @@
 #pragma once
-// The two ways to read a sequence's history and the cache state of a sample.
+// The reads a sweep times, and the cache state of a sample.
+#include <compare>
+#include <string>
 #include <string_view>
 
 #include "core/names.hpp"
 
 namespace readbench {
 
-enum class Path { gather, fused };
+// One of the two built-in ways to read a sequence's history, or a plugin's read
+// (plugins/plugin.hpp), named "plugin:NAME" in reports.
+struct Path {
+  enum class Kind : unsigned char { gather, fused, plugin };
+  Kind kind = Kind::fused;
+  std::string plugin;  // the plugin's name, for Kind::plugin
+
+  static const Path gather, fused;
+  static Path of_plugin(std::string_view name) { return {Kind::plugin, std::string(name)}; }
+  bool is_plugin() const { return kind == Kind::plugin; }
+  friend bool operator==(const Path&, const Path&) = default;
+  friend std::strong_ordering operator<=>(const Path&, const Path&) = default;
+};
+inline const Path Path::gather{Path::Kind::gather, {}};
+inline const Path Path::fused{Path::Kind::fused, {}};
+
 enum class CacheState { cold, hot };
-inline constexpr Named<Path> kPathNames[] = {{Path::gather, "gather"}, {Path::fused, "fused"}};
+inline constexpr Named<Path::Kind> kPathNames[] = {{Path::Kind::gather, "gather"},
+                                                   {Path::Kind::fused, "fused"}};
+inline constexpr std::string_view kPluginPathPrefix = "plugin:";
 inline constexpr Named<CacheState> kCacheStateNames[] = {{CacheState::cold, "cold"},
                                                          {CacheState::hot, "hot"}};
 
-constexpr std::string_view to_string(Path p) { return name_in(kPathNames, p); }
-constexpr std::string_view to_string(CacheState c) { return name_in(kCacheStateNames, c); }
-Path parse_path(std::string_view s);               // throws InputError
+std::string to_string(const Path& p);  // "gather", "fused" or "plugin:NAME"
+constexpr std::string_view to_string(CacheState c) {
+  return name_in(kCacheStateNames, c);
+}
+Path parse_path(std::string_view s);  // gather, fused or plugin:NAME; throws InputError
 CacheState parse_cache_state(std::string_view s);  // throws InputError
 
 }  // namespace readbench

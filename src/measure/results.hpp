@@ -2,6 +2,7 @@
 // What a sweep produces; the report writers read only this.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include "measure/backend_choice.hpp"
 #include "measure/quality.hpp"
 #include "measure/sampler.hpp"
+#include "plugins/plugin.hpp"
 
 namespace readbench {
 
@@ -40,6 +42,11 @@ struct SweepConfig {
   int threads = 0;                       // 0: all cores
   std::vector<int> devices{0};           // CUDA devices, increasing; empty: every one visible
   std::uint64_t seed = 42;
+  // Loaded plugins (--plugin); `paths` holds the plugin paths to time.
+  Plugins plugins;
+  // Plugins not to call in this process, and why: their check crashed or hung in a child
+  // process (plugin_check.hpp). Their paths are failed, never called.
+  std::map<std::string, std::string> plugins_not_called;
 
   // The workload of one length (one replica): the configured shape, dtypes and seed.
   Workload workload(std::int64_t length) const {
@@ -56,6 +63,7 @@ struct CheckResult {
   double error = 0;  // relative Frobenius error against the f64 reference
   double tolerance = 0;
   bool passed = false;
+  std::string failure;  // why the call itself failed (a plugin's error), or empty
 };
 
 struct PointResult {
@@ -79,6 +87,7 @@ struct PathResult {
   std::string fit_error;       // why there is no fit, when there is none
   GridStop grid_stop = GridStop::not_timed;
   std::string grid_reason;  // one line, for a grid a bound stopped
+  std::string note;         // how the backend issued the calls, where that differs (path_note)
 };
 
 struct BackendResult {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -13,8 +14,10 @@
 
 #include <omp.h>
 
+#include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
+#include "core/reference.hpp"
 #include "core/strprintf.hpp"
 #include "measure/backend_policy.hpp"
 #include "measure/verify.hpp"
@@ -46,6 +49,23 @@ Bandwidths best_of(const std::vector<Bandwidths>& runs) {
     best.buffer_bytes = b.buffer_bytes;
   }
   return best;
+}
+
+// The paths a backend named `backend` ("cpu", "cuda", "cuda:1") runs: the built-in ones asked
+// for, and the plugins asked for that run on its kind.
+std::vector<Path> paths_on(const SweepConfig& c, const std::string& backend) {
+  const BackendKind* kind = find_backend_kind(backend);
+  std::vector<Path> out;
+  for (const Path& p : c.paths) {
+    if (!p.is_plugin()) {
+      out.push_back(p);
+      continue;
+    }
+    for (const auto& plugin : c.plugins)
+      if (plugin->name() == p.plugin && kind != nullptr && plugin->backend() == kind->name)
+        out.push_back(p);
+  }
+  return out;
 }
 
 // The run's verdict from what its backends saw: points that had to keep disturbed samples, and
@@ -195,7 +215,7 @@ void fit_paths(const SweepConfig& c, const BackendResult& info, std::vector<Path
 // path is listed untimed.
 void stop_backend(const SweepConfig& c, const BackendResult& info, std::vector<PathResult>& mine) {
   if (mine.empty())
-    for (Path p : c.paths) {
+    for (const Path& p : paths_on(c, info.name)) {
       PathResult r;
       r.backend = info.name;
       r.path = p;
@@ -222,12 +242,35 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   const GridBounds bounds{c, backend_start, double(host_memory_available_bytes()) / sharing,
                           double(backend.memory_available_bytes())};
 
-  for (Path p : c.paths) {
+  const std::vector<Path> paths = paths_on(c, name);
+  for (const Path& p : paths) {
     PathResult r;
     r.backend = name;
     r.path = p;
+    if (p.is_plugin()) {
+      if (const auto it = c.plugins_not_called.find(p.plugin); it != c.plugins_not_called.end()) {
+        // Its check ran in a child process and never came back: a failed check.
+        const Workload w = c.workload(verification_lengths(c).front());
+        CheckResult check;
+        check.path = p;
+        check.length = w.length;
+        check.batch = w.shape.batch;
+        check.dtype = w.dtype;
+        check.kv_dtype = w.kv_dtype();
+        check.error = std::numeric_limits<double>::infinity();
+        check.tolerance = tolerance(w.dtype);
+        check.failure = it->second;
+        r.checks.push_back(check);
+        r.status = Status::failed;
+        r.reason = it->second;
+      }
+    }
     mine.push_back(r);
   }
+  for (const auto& plugin : c.plugins)
+    if (std::find(paths.begin(), paths.end(), Path::of_plugin(plugin->name())) != paths.end() &&
+        !c.plugins_not_called.contains(plugin->name()))
+      backend.add_plugin(plugin);
   Workload w = c.workload(0);
   w.seed ^= 0x5eedc0de;  // fresh inputs for the checks
   for (std::int64_t len : verification_lengths(c)) {
@@ -237,14 +280,20 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     while (c.auto_lengths && w.length > c.shape.block_size + 1 && bounds.memory_stop(backend, w))
       w.length = (w.length / 2) | 1;
     say("verifying at L=" + std::to_string(w.length));
-    const auto checks = check_paths(backend, w, c.paths);
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-      mine[i].checks.push_back(checks[i]);
-      if (!checks[i].passed && mine[i].status == Status::ok) {
-        mine[i].status = Status::failed;
-        mine[i].reason = "verification failed at L=" + std::to_string(w.length) + ": error " +
-                         fmt(checks[i].error) + " > tolerance " + fmt(checks[i].tolerance);
-      }
+    std::vector<Path> to_check;  // a path already failed is not called again
+    for (const PathResult& r : mine)
+      if (r.status == Status::ok) to_check.push_back(r.path);
+    if (to_check.empty()) break;
+    for (const CheckResult& check : check_paths(backend, w, to_check)) {
+      PathResult& r = *std::find_if(mine.begin(), mine.end(),
+                                    [&](const PathResult& m) { return m.path == check.path; });
+      r.checks.push_back(check);
+      if (check.passed) continue;
+      r.status = Status::failed;
+      r.reason = !check.failure.empty()
+                     ? "its call failed at L=" + std::to_string(w.length) + ": " + check.failure
+                     : "verification failed at L=" + std::to_string(w.length) + ": error " +
+                           fmt(check.error) + " > tolerance " + fmt(check.tolerance);
     }
   }
 
@@ -282,8 +331,14 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     for (PathResult* r : active) {
       throw_if_interrupted();
       say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
-      time_point(backend, c, info, tw, *r, fits_bounds);
+      try {
+        time_point(backend, c, info, tw, *r, fits_bounds);
+      } catch (const PluginFailure& e) {  // this path stops here, keeping its points
+        r->status = Status::failed;
+        r->reason = "its call failed at L=" + std::to_string(len) + ": " + e.what();
+      }
     }
+    std::erase_if(active, [](PathResult* r) { return r->status != Status::ok; });
     last_length_s = since(length_start);
     if (c.auto_lengths)
       std::erase_if(active, [&](PathResult* r) {
@@ -301,8 +356,10 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   std::vector<Bandwidths> all = info.ceilings_before;
   all.insert(all.end(), info.ceilings_after.begin(), info.ceilings_after.end());
   info.bandwidths = best_of(all);
-  for (PathResult& r : mine)
+  for (PathResult& r : mine) {
     for (PointResult& p : r.points) p.ceiling_fraction = p.gbps / info.bandwidths.read_gbps;
+    r.note = backend.path_note(r.path);
+  }
 
   fit_paths(c, info, mine);
 }
@@ -320,11 +377,29 @@ int replicas_for(std::int64_t bytes_per_call, std::int64_t cache_bytes, double r
   return int(std::clamp(std::min(evict, batch), 1.0, 256.0));
 }
 
+void validate_plugins(const SweepConfig& c) {
+  require_distinct_names(c.plugins);
+  for (const Path& p : c.paths)
+    if (p.is_plugin() && std::none_of(c.plugins.begin(), c.plugins.end(), [&](const auto& plugin) {
+          return plugin->name() == p.plugin;
+        }))
+      throw InputError("--path " + to_string(p) + " names no plugin loaded with --plugin");
+  for (const auto& plugin : c.plugins) {
+    plugin->require_dtypes(c.dtype, c.workload(0).kv_dtype());
+    const std::string kind(plugin->backend());
+    if (c.backend != BackendChoice::auto_ && c.backend != BackendChoice::all &&
+        to_string(c.backend) != kind)
+      throw InputError("plugin " + plugin->name() + " (" + plugin->file() + ") runs on " + kind +
+                       ", which --backend " + std::string(to_string(c.backend)) + " leaves out");
+  }
+}
+
 void validate(const SweepConfig& c) {
   c.shape.validate();
   validate_dtypes(c.dtype, c.workload(0).kv_dtype());
   validate(c.sampling);
   if (c.paths.empty()) throw InputError("--path selects no path");
+  validate_plugins(c);
   if (!c.auto_lengths && c.lengths.empty()) throw InputError("--lengths is empty");
   if (c.auto_lengths && c.max_length < kAutoFirstLength)
     throw InputError("--max-length must be at least " + std::to_string(kAutoFirstLength) +
@@ -364,7 +439,7 @@ struct BackendRun {
     info.name = name;
     info.status = status;
     info.reason = why;
-    for (Path p : c.paths) {
+    for (const Path& p : paths_on(c, name)) {
       PathResult r;
       r.backend = name;
       r.path = p;
@@ -500,6 +575,7 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
       times;
   for (const PathResult& r : run.results)
     for (const PointResult& p : r.points) {
+      if (r.path.is_plugin()) continue;
       auto& [g, f] = times[{r.backend, p.length}];
       (r.path == Path::gather ? g : f) = p.seconds;
     }

@@ -26,5 +26,8 @@ std::vector<SlowDevice> slow_devices(const RunResult& run);
 
 // Throws InputError naming the first invalid option.
 void validate(const SweepConfig& c);
+// The plugin part of validate: distinct names, every plugin path loaded, the run's dtypes taken,
+// and each plugin's backend among those --backend opens.
+void validate_plugins(const SweepConfig& c);
 
 }  // namespace readbench

@@ -1,6 +1,7 @@
 #include "measure/verify.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/interrupt.hpp"
 #include "core/reference.hpp"
@@ -15,7 +16,7 @@ std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
   throw_if_interrupted();
   backend.prepare(std::move(h));
   std::vector<CheckResult> out;
-  for (Path p : paths) {
+  for (const Path& p : paths) {
     throw_if_interrupted();
     CheckResult r;
     r.path = p;
@@ -24,10 +25,15 @@ std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
     r.dtype = w.dtype;
     r.kv_dtype = w.kv_dtype();
     r.tolerance = tolerance(w.dtype);
-    std::vector<double> got = backend.run_for_check(p);
-    throw_if_interrupted();  // a signal may have cut the call short: its output is no answer
-    r.error = relative_error(got, ref);
-    r.passed = r.error <= r.tolerance;  // NaN/inf give +inf: never passes
+    try {
+      std::vector<double> got = backend.run_for_check(p);
+      throw_if_interrupted();  // a signal may have cut the call short: its output is no answer
+      r.error = relative_error(got, ref);
+      r.passed = r.error <= r.tolerance;  // NaN/inf give +inf: never passes
+    } catch (const PluginFailure& e) {    // the plugin's own error: its path fails, no other
+      r.error = std::numeric_limits<double>::infinity();
+      r.failure = e.what();
+    }
     out.push_back(r);
   }
   return out;

@@ -29,7 +29,15 @@ Json gpu_to_json(const GpuInfo& g) {
 
 Json config_to_json(const SweepConfig& c) {
   Json paths = Json::array();
-  for (Path p : c.paths) paths.push_back(to_string(p));
+  for (const Path& p : c.paths) paths.push_back(to_string(p));
+  Json plugins = Json::array();
+  for (const auto& p : c.plugins)
+    plugins.push_back({{"name", p->name()},
+                       {"path", p->path_name()},
+                       {"file", p->file()},
+                       {"backend", p->backend()},
+                       {"abi_version", p->abi_version()},
+                       {"layout", to_string(p->layout())}});
   const Workload kv = c.workload(0);
   return {{"backend", to_string(c.backend)},
           {"paths", paths},
@@ -57,6 +65,7 @@ Json config_to_json(const SweepConfig& c) {
           {"threads", c.threads},
           {"device", c.devices.empty() ? 0 : c.devices.front()},
           {"devices", c.devices},
+          {"plugins", plugins},
           {"seed", c.seed}};
 }
 
@@ -96,13 +105,15 @@ Json quality_to_json(const Quality& q) {
 }
 
 Json check_to_json(const CheckResult& c) {
-  return {{"length", c.length},
-          {"batch", c.batch},
-          {"dtype", to_string(c.dtype)},
-          {"kv_dtype", to_string(c.kv_dtype)},
-          {"error", c.error},
-          {"tolerance", c.tolerance},
-          {"passed", c.passed}};
+  Json j = {{"length", c.length},
+            {"batch", c.batch},
+            {"dtype", to_string(c.dtype)},
+            {"kv_dtype", to_string(c.kv_dtype)},
+            {"error", c.error},
+            {"tolerance", c.tolerance},
+            {"passed", c.passed}};
+  if (!c.failure.empty()) j["failure"] = c.failure;
+  return j;
 }
 
 }  // namespace
@@ -165,6 +176,7 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
               {"fit", r.fit ? fit_to_json(*r.fit) : Json(nullptr)}};
     if (!r.fit)
       j["fit_error"] = r.fit_error.empty() ? std::string("no points were timed") : r.fit_error;
+    if (!r.note.empty()) j["note"] = r.note;
     results.push_back(j);
   }
 

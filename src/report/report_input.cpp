@@ -155,10 +155,10 @@ Report report_from_json(const json& j, const std::string& source) {
     throw InputError(source + ": not a readbench report (no 'results')");
   const json& version_field = r.field(j, "report", "schema_version");
   const auto version = version_field.is_number_integer() ? version_field.get<std::int64_t>() : -1;
-  if (version != kSchemaVersion && version != kPreviousSchemaVersion)
+  if (version < kOldestSchemaVersion || version > kSchemaVersion)
     r.fail("schema_version", version_field.dump() + " is not one this readbench reads (" +
-                                 std::to_string(kSchemaVersion) + ", or " +
-                                 std::to_string(kPreviousSchemaVersion) + ")");
+                                 std::to_string(kOldestSchemaVersion) + " to " +
+                                 std::to_string(kSchemaVersion) + ")");
   Report rep;
   rep.source = source;
   rep.schema_version = int(version);

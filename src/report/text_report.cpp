@@ -2,6 +2,7 @@
 
 #include "report/format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -91,19 +92,23 @@ std::string format_run(const RunResult& run) {
     if (n > 1) os << strprintf("; best of %zu, read %.1f-%.1f GB/s", n, lo, b.bandwidths.read_gbps);
     os << ")\n";
   }
-  os << strprintf("\n%-7s %-7s %9s %11s %11s %9s %8s %6s %8s\n", "backend", "path", "L", "time",
-                  "median", "GB/s", "ceiling", "share", "samples");
+  // The path column fits the longest name (a plugin's "plugin:NAME").
+  int path_width = 7;
+  for (const PathResult& r : run.results)
+    path_width = std::max(path_width, int(to_string(r.path).size()));
+  os << strprintf("\n%-7s %-*s %9s %11s %11s %9s %8s %6s %8s\n", "backend", path_width, "path", "L",
+                  "time", "median", "GB/s", "ceiling", "share", "samples");
   for (const PathResult& r : run.results) {
     if (r.status != Status::ok) {
-      os << strprintf("%-7s %-7s ", r.backend.c_str(), std::string(to_string(r.path)).c_str())
+      os << strprintf("%-7s %-*s ", r.backend.c_str(), path_width, to_string(r.path).c_str())
          << to_string(r.status) << ": " << r.reason << '\n';
       continue;
     }
     for (std::size_t i = 0; i < r.points.size(); ++i) {
       const PointResult& p = r.points[i];
       const std::string share = r.fit ? strprintf("%.2f", r.fit->shares[i]) : "-";
-      os << strprintf("%-7s %-7s %9lld %11s %11s %9.1f %7.0f%% %6s %8d%s\n", r.backend.c_str(),
-                      std::string(to_string(r.path)).c_str(), (long long)p.length,
+      os << strprintf("%-7s %-*s %9lld %11s %11s %9.1f %7.0f%% %6s %8d%s\n", r.backend.c_str(),
+                      path_width, to_string(r.path).c_str(), (long long)p.length,
                       format_seconds(p.seconds).c_str(),
                       format_seconds(p.measurement.per_call.median).c_str(), p.gbps,
                       100 * p.ceiling_fraction, share.c_str(), p.measurement.per_call.count,
@@ -136,6 +141,7 @@ std::string format_run(const RunResult& run) {
   for (const PathResult& r : run.results) {
     if (r.status != Status::ok) continue;
     os << '\n' << r.backend << ' ' << to_string(r.path) << ":\n";
+    if (!r.note.empty()) os << "  " << r.note << '\n';
     if (r.fit) {
       std::vector<TimedPoint> pts;
       for (const PointResult& p : r.points) pts.push_back({double(p.length), p.seconds});

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "backends/cpu/paged_attention.hpp"
 #include "backends/cpu/stream_bandwidth.hpp"
 #include "core/errors.hpp"
+#include "plugins/plugin.hpp"
 
 namespace readbench {
 
@@ -44,6 +46,43 @@ std::pair<int, std::string> threads_for(int asked) {
   return {b.cpus, b.limited_by == cpu::CpuLimit::quota ? "cgroup quota" : "affinity"};
 }
 
+// The plugins' side of one workload: each plugin prepared for it, the pools head-major where a
+// plugin takes only that, and the sequence lengths its calls pass.
+struct PluginCalls {
+  std::map<std::string, std::unique_ptr<PreparedPlugin>> prepared;  // by plugin name
+  AlignedBuffer k_hnd, v_hnd;
+  std::vector<std::int32_t> seq_lens;
+
+  PluginCalls() = default;
+  PluginCalls(const Plugins& plugins, const HostWorkload& h, int threads) {
+    const Workload& w = h.workload;
+    seq_lens.assign(std::size_t(w.shape.batch), std::int32_t(w.length));
+    for (const auto& p : plugins) {
+      if (p->layout() == PoolLayout::hnd && k_hnd.size() == 0) {
+        k_hnd = head_major_copy(h.k_pool, w);
+        v_hnd = head_major_copy(h.v_pool, w);
+      }
+      prepared[p->name()] =
+          std::make_unique<PreparedPlugin>(p, plugin_problem(w, p->layout(), -1, threads));
+    }
+  }
+
+  // One call of plugin `name` on replica `replica` of `h` into `out`.
+  void run(const std::string& name, const HostWorkload& h, int replica, std::byte* out) const {
+    const auto it = prepared.find(name);
+    if (it == prepared.end()) throw BackendError("cpu backend: no plugin named " + name);
+    const bool hnd = it->second->plugin().layout() == PoolLayout::hnd;
+    rb_call call{};
+    call.k_pool = hnd ? k_hnd.data() : h.k_pool.data();
+    call.v_pool = hnd ? v_hnd.data() : h.v_pool.data();
+    call.block_table = h.table(replica);
+    call.seq_lens = seq_lens.data();
+    call.q = h.query(replica);
+    call.out = out;
+    it->second->run(call);
+  }
+};
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(std::pair<int, std::string> threads)
@@ -67,12 +106,24 @@ class CpuBackend final : public Backend {
 
   Bandwidths measure_bandwidths() override { return cpu::measure_host_bandwidths(threads_); }
 
+  void add_plugin(std::shared_ptr<const Plugin> plugin) override {
+    if (plugin->backend() != name())
+      throw BackendError("plugin " + plugin->name() + " runs on " + std::string(plugin->backend()) +
+                         ", not the cpu backend");
+    plugins_.push_back(std::move(plugin));
+  }
+
   void prepare(HostWorkload&& w) override {
+    plugin_calls_ = {};  // released before their workload goes
     work_ = std::move(w);
     const Workload& wl = work_->workload;
     std::tie(out_, gather_k_, gather_v_) = buffers_for(wl);
-    if (primer_ && !(primer_->workload.shape == wl.shape && primer_->workload.dtype == wl.dtype))
+    if (primer_ && !(primer_->workload.shape == wl.shape && primer_->workload.dtype == wl.dtype &&
+                     primer_->workload.kv_dtype() == wl.kv_dtype())) {
+      primer_plugin_calls_ = {};
       primer_.reset();
+    }
+    if (!plugins_.empty()) plugin_calls_ = PluginCalls(plugins_, *work_, threads_);
   }
 
   std::vector<double> run_for_check(Path p) override {
@@ -134,18 +185,23 @@ class CpuBackend final : public Backend {
       w.seed ^= 0x9e3779b97f4a7c15ull;
       primer_.emplace(make_host_workload(w));
       std::tie(primer_out_, primer_k_, primer_v_) = buffers_for(w);
+      if (!plugins_.empty()) primer_plugin_calls_ = PluginCalls(plugins_, *primer_, threads_);
     }
-    run(*primer_, p, 0, primer_out_, primer_k_, primer_v_);
+    run(*primer_, primer_plugin_calls_, p, 0, primer_out_, primer_k_, primer_v_);
   }
 
-  void run(Path p, int replica) { run(*work_, p, replica, out_, gather_k_, gather_v_); }
+  void run(const Path& p, int replica) {
+    run(*work_, plugin_calls_, p, replica, out_, gather_k_, gather_v_);
+  }
 
-  void run(const HostWorkload& h, Path p, int replica, AlignedBuffer& out_buf,
-           AlignedBuffer& gather_k, AlignedBuffer& gather_v) {
+  void run(const HostWorkload& h, const PluginCalls& plugin_calls, const Path& p, int replica,
+           AlignedBuffer& out_buf, AlignedBuffer& gather_k, AlignedBuffer& gather_v) {
     const Workload& wl = h.workload;
     std::byte* out =
         out_buf.data() + std::size_t(replica) * wl.io_elements() * element_size(wl.dtype);
-    if (p == Path::fused)
+    if (p.is_plugin())
+      plugin_calls.run(p.plugin, h, replica, out);
+    else if (p == Path::fused)
       cpu::fused_read(h, replica, out, threads_);
     else
       cpu::gather_read(h, replica, out, {gather_k.data(), gather_v.data()}, threads_);
@@ -161,6 +217,8 @@ class CpuBackend final : public Backend {
   std::optional<cpu::CacheFlusher> flusher_;
   std::optional<HostWorkload> primer_;
   AlignedBuffer primer_out_, primer_k_, primer_v_;
+  Plugins plugins_;
+  PluginCalls plugin_calls_, primer_plugin_calls_;
 };
 
 }  // namespace

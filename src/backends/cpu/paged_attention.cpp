@@ -541,8 +541,7 @@ struct SliceState {
 // Runs every (sequence, KV-head group, history slice) task of split_work and merges slices.
 // make_rows(b) returns the row source of sequence b. Q: q and the output; T: K/V.
 template <class Q, class T, int G, class MakeRows>
-void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
-                MakeRows make_rows) {
+void attend_all(const ReadInputs& h, std::byte* out, int threads, MakeRows make_rows) {
   const Workload& w = h.workload;
   const Shape& sh = w.shape;
   const int D = sh.head_dim, Hq = sh.q_heads, group = sh.group();
@@ -555,7 +554,7 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
   const float qscale = float(1.4426950408889634 / std::sqrt(double(D)));  // log2(e)/sqrt(D)
   // Quantized K/V: the K scale goes into the scaled queries, the V scale into the output.
   const float kv_scale = w.kv_scale();
-  const Q* q = reinterpret_cast<const Q*>(h.query(replica));
+  const Q* q = reinterpret_cast<const Q*>(h.q);
   std::vector<SliceState> slices(splits > 1 ? std::size_t(tasks) : 0);
   const std::int64_t row_bytes = std::int64_t(sh.kv_heads) * D * std::int64_t(sizeof(T));
   const std::int64_t span_bytes = row_bytes / groups;
@@ -627,42 +626,40 @@ void attend_all(const HostWorkload& h, int replica, std::byte* out, int threads,
 // Compile-time group size: the largest of 8, 4, 2, 1 that divides the GQA ratio; a larger
 // group runs as several passes over the same (cached) rows.
 template <class Q, class T, class MakeRows>
-void dispatch_group(const HostWorkload& h, int replica, std::byte* out, int threads,
-                    MakeRows make_rows) {
+void dispatch_group(const ReadInputs& h, std::byte* out, int threads, MakeRows make_rows) {
   const int group = h.workload.shape.group();
-  if (group % 8 == 0) return attend_all<Q, T, 8>(h, replica, out, threads, make_rows);
-  if (group % 4 == 0) return attend_all<Q, T, 4>(h, replica, out, threads, make_rows);
-  if (group % 2 == 0) return attend_all<Q, T, 2>(h, replica, out, threads, make_rows);
-  attend_all<Q, T, 1>(h, replica, out, threads, make_rows);
+  if (group % 8 == 0) return attend_all<Q, T, 8>(h, out, threads, make_rows);
+  if (group % 4 == 0) return attend_all<Q, T, 4>(h, out, threads, make_rows);
+  if (group % 2 == 0) return attend_all<Q, T, 2>(h, out, threads, make_rows);
+  attend_all<Q, T, 1>(h, out, threads, make_rows);
 }
 
 template <class Q, class T>
-void fused_typed(const HostWorkload& h, int replica, std::byte* out, int threads) {
+void fused_typed(const ReadInputs& h, std::byte* out, int threads) {
   const Workload& w = h.workload;
   const Shape& sh = w.shape;
-  const auto* k = reinterpret_cast<const T*>(h.k_pool.data());
-  const auto* v = reinterpret_cast<const T*>(h.v_pool.data());
-  const std::int32_t* table = h.table(replica);
+  const auto* k = reinterpret_cast<const T*>(h.k_pool);
+  const auto* v = reinterpret_cast<const T*>(h.v_pool);
+  const std::int32_t* table = h.table;
   const std::int64_t block_elems = std::int64_t(sh.block_size) * sh.kv_heads * sh.head_dim;
-  dispatch_group<Q, T>(h, replica, out, threads, [&](int b) {
+  dispatch_group<Q, T>(h, out, threads, [&](int b) {
     return PagedRows<T>{k, v, table + std::int64_t(b) * w.blocks_per_seq(), sh.block_size,
                         block_elems};
   });
 }
 
 template <class Q, class T>
-void gather_typed(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
-                  int threads) {
+void gather_typed(const ReadInputs& h, std::byte* out, GatherWorkspace ws, int threads) {
   const Workload& w = h.workload;
   const Shape& sh = w.shape;
   const std::int64_t L = w.length, S = sh.block_size;
   const std::int64_t row_elems = std::int64_t(sh.kv_heads) * sh.head_dim;
   const std::int64_t blocks = w.blocks_per_seq();
-  const auto* k_pool = reinterpret_cast<const T*>(h.k_pool.data());
-  const auto* v_pool = reinterpret_cast<const T*>(h.v_pool.data());
+  const auto* k_pool = reinterpret_cast<const T*>(h.k_pool);
+  const auto* v_pool = reinterpret_cast<const T*>(h.v_pool);
   auto* ck = reinterpret_cast<T*>(ws.k);  // [B, L, Hkv, D]
   auto* cv = reinterpret_cast<T*>(ws.v);
-  const std::int32_t* table = h.table(replica);
+  const std::int32_t* table = h.table;
 
   // Materialise: each block's valid rows are one contiguous run in the pool and in the copy.
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -675,7 +672,7 @@ void gather_typed(const HostWorkload& h, int replica, std::byte* out, GatherWork
     std::memcpy(ck + dst, k_pool + src, bytes);
     std::memcpy(cv + dst, v_pool + src, bytes);
   }
-  dispatch_group<Q, T>(h, replica, out, threads, [&](int b) {
+  dispatch_group<Q, T>(h, out, threads, [&](int b) {
     return ContiguousRows<T>{ck + b * L * row_elems, cv + b * L * row_elems, row_elems};
   });
 }
@@ -699,16 +696,14 @@ void with_types(const Workload& w, F&& f) {
 
 }  // namespace
 
-void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads) {
-  with_types(h.workload, [&](auto q, auto kv) {
-    fused_typed<decltype(q), decltype(kv)>(h, replica, out, threads);
-  });
+void fused_read(const ReadInputs& h, std::byte* out, int threads) {
+  with_types(h.workload,
+             [&](auto q, auto kv) { fused_typed<decltype(q), decltype(kv)>(h, out, threads); });
 }
 
-void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
-                 int threads) {
+void gather_read(const ReadInputs& h, std::byte* out, GatherWorkspace ws, int threads) {
   with_types(h.workload, [&](auto q, auto kv) {
-    gather_typed<decltype(q), decltype(kv)>(h, replica, out, ws, threads);
+    gather_typed<decltype(q), decltype(kv)>(h, out, ws, threads);
   });
 }
 

@@ -38,13 +38,33 @@ struct WorkSplit {
 };
 WorkSplit split_work(const Workload& w, int threads);
 
+// One call's inputs: the backend takes them from a replica of its HostWorkload, the plugin
+// build of the fused read (examples/plugins) from the pointers its caller hands it.
+struct ReadInputs {
+  const Workload& workload;
+  const std::byte* k_pool;    // [num_blocks, S, Hkv, D] in workload.kv_dtype()
+  const std::byte* v_pool;    // the same
+  const std::int32_t* table;  // [B, blocks_per_seq]
+  const std::byte* q;         // [B, Hq, D] in workload.dtype
+};
+inline ReadInputs inputs_of(const HostWorkload& h, int replica) {
+  return {h.workload, h.k_pool.data(), h.v_pool.data(), h.table(replica), h.query(replica)};
+}
+
 // fused: one pass over the block table with an online softmax; nothing is materialised.
 // out: [B, Hq, D] in the workload's dtype.
-void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads);
+void fused_read(const ReadInputs& in, std::byte* out, int threads);
 
 // gather: copy the sequence's blocks into `ws` contiguously, then attend over that copy.
-void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
-                 int threads);
+void gather_read(const ReadInputs& in, std::byte* out, GatherWorkspace ws, int threads);
+
+inline void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads) {
+  fused_read(inputs_of(h, replica), out, threads);
+}
+inline void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
+                        int threads) {
+  gather_read(inputs_of(h, replica), out, ws, threads);
+}
 
 // What the processor offers that a copy of the kernels needs, detected at run time.
 struct CpuFeatures {
@@ -65,9 +85,8 @@ std::string_view instruction_set();
 // processors where the dispatcher would never pick it.
 #define READBENCH_DECLARE_CPU_READS(isa)                                                   \
   namespace isa {                                                                          \
-  void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads);        \
-  void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws, \
-                   int threads);                                                           \
+  void fused_read(const ReadInputs& in, std::byte* out, int threads);                      \
+  void gather_read(const ReadInputs& in, std::byte* out, GatherWorkspace ws, int threads); \
   }
 READBENCH_DECLARE_CPU_READS(baseline)
 READBENCH_DECLARE_CPU_READS(avx512)

@@ -23,8 +23,8 @@ CpuFeatures detect_cpu_features() {
   // The kernel's hardware capabilities: what the processor has and the kernel lets user
   // space run. (Advanced SIMD itself is part of every aarch64 Linux ABI.)
   // The copy is built for +fp16+bf16: both, though every BF16 core also has half precision.
-  f.arm_bf16 = (::getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0 &&
-               (::getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
+  f.arm_bf16 =
+      (::getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0 && (::getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
 #endif
   return f;
 }
@@ -74,25 +74,24 @@ WorkSplit split_work(const Workload& w, int threads) {
   return s;
 }
 
-void fused_read(const HostWorkload& h, int replica, std::byte* out, int threads) {
+void fused_read(const ReadInputs& h, std::byte* out, int threads) {
 #if defined(READBENCH_HAVE_AVX512_KERNELS)
-  if (instruction_set() == "avx512") return avx512::fused_read(h, replica, out, threads);
+  if (instruction_set() == "avx512") return avx512::fused_read(h, out, threads);
 #endif
 #if defined(READBENCH_HAVE_ARM_BF16_KERNELS)
-  if (instruction_set() == "arm-bf16") return arm_bf16::fused_read(h, replica, out, threads);
+  if (instruction_set() == "arm-bf16") return arm_bf16::fused_read(h, out, threads);
 #endif
-  baseline::fused_read(h, replica, out, threads);
+  baseline::fused_read(h, out, threads);
 }
 
-void gather_read(const HostWorkload& h, int replica, std::byte* out, GatherWorkspace ws,
-                 int threads) {
+void gather_read(const ReadInputs& h, std::byte* out, GatherWorkspace ws, int threads) {
 #if defined(READBENCH_HAVE_AVX512_KERNELS)
-  if (instruction_set() == "avx512") return avx512::gather_read(h, replica, out, ws, threads);
+  if (instruction_set() == "avx512") return avx512::gather_read(h, out, ws, threads);
 #endif
 #if defined(READBENCH_HAVE_ARM_BF16_KERNELS)
-  if (instruction_set() == "arm-bf16") return arm_bf16::gather_read(h, replica, out, ws, threads);
+  if (instruction_set() == "arm-bf16") return arm_bf16::gather_read(h, out, ws, threads);
 #endif
-  baseline::gather_read(h, replica, out, ws, threads);
+  baseline::gather_read(h, out, ws, threads);
 }
 
 }  // namespace readbench::cpu

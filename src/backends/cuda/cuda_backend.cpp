@@ -19,6 +19,7 @@
 #include "backends/cuda/gpu_monitor.hpp"
 #include "backends/cuda/stream_read.hpp"
 #include "core/errors.hpp"
+#include "plugins/plugin.hpp"
 
 namespace readbench {
 
@@ -98,14 +99,19 @@ class CudaBackend final : public BackendBase {
   void prepare(HostWorkload&& w) override;
   std::vector<double> run_for_check(Path p) override;
   double time_calls(Path p, int calls, CacheState cache) override;
+  void add_plugin(std::shared_ptr<const Plugin> plugin) override;
+  std::string path_note(const Path& p) const override;
 
  private:
   struct Prepared;
   void require_prepared() const;
-  void enqueue(Path p, int replica);
+  void enqueue(const Path& p, int replica);
+  void enqueue_plugin(const std::string& name, int replica);
+  void prepare_plugins(const HostWorkload& h);
   void flush_l2();
   double elapsed_s();
-  cudaGraphExec_t graph_of(Path p, int calls);
+  cudaGraphExec_t graph_of(const Path& p, int calls);
+  cudaGraphExec_t capture(const Path& p, int calls);
   static std::size_t split_state_bytes(const cuda::DecodeProblem& p, const cuda::DecodePlan& a,
                                        const cuda::DecodePlan& b);
   void allocate_split_state(const cuda::DecodeProblem& p, const cuda::DecodePlan& a,
@@ -129,7 +135,13 @@ class CudaBackend final : public BackendBase {
   DeviceBuffer k_pool_, v_pool_, q_, table_, out_, workspace_, counters_;
   DeviceBuffer k_contig_, v_contig_;  // the gather path's materialized history
   std::string gather_unavailable_;    // why k_contig_/v_contig_ could not be allocated
-  std::map<std::pair<int, int>, cuda::GraphExec> graphs_;  // (path, calls) -> replay
+  std::map<std::pair<Path, int>, cuda::GraphExec> graphs_;  // (path, calls) -> replay
+  Plugins plugins_;
+  std::map<std::string, std::unique_ptr<PreparedPlugin>> prepared_plugins_;  // by name
+  DeviceBuffer seq_lens_, k_hnd_, v_hnd_;  // the plugins' sequence lengths and head-major pools
+  std::map<std::string, std::string>
+      not_captured_;                      // plugin name -> why its calls are not in a graph
+  std::map<std::string, bool> captured_;  // plugin name -> a graph of its calls ran
   std::unique_ptr<cuda::GpuMonitor> monitor_;
 
  public:
@@ -211,6 +223,8 @@ void CudaBackend::prepare(HostWorkload&& host) {
 
   prepared_ = false;
   graphs_.clear();
+  prepared_plugins_.clear();  // released before the buffers they were prepared for
+  seq_lens_.reset(), k_hnd_.reset(), v_hnd_.reset();
   k_pool_.reset(), v_pool_.reset(), q_.reset(), table_.reset(), out_.reset(), workspace_.reset();
   counters_.reset();
   k_contig_.reset(), v_contig_.reset();
@@ -264,7 +278,46 @@ void CudaBackend::prepare(HostWorkload&& host) {
   problem_ = p;
   fused_plan_ = fused;
   gather_plan_ = gather;
+  prepare_plugins(h);
   prepared_ = true;
+}
+
+void CudaBackend::add_plugin(std::shared_ptr<const Plugin> plugin) {
+  if (plugin->backend() != name())
+    throw BackendError("plugin " + plugin->name() + " runs on " + std::string(plugin->backend()) +
+                       ", not the cuda backend");
+  plugins_.push_back(std::move(plugin));
+}
+
+// Each plugin prepared for the uploaded workload (current device set), with the sequence
+// lengths its calls pass and, where one takes only head-major pools, a head-major copy.
+void CudaBackend::prepare_plugins(const HostWorkload& h) {
+  if (plugins_.empty()) return;
+  const Workload& w = h.workload;
+  const std::vector<std::int32_t> lens(std::size_t(w.shape.batch), std::int32_t(w.length));
+  seq_lens_ = DeviceBuffer(lens.size() * sizeof(std::int32_t), "the plugins' sequence lengths");
+  RB_CUDA_CHECK(
+      cudaMemcpy(seq_lens_.data(), lens.data(), seq_lens_.size(), cudaMemcpyHostToDevice));
+  for (const auto& plugin : plugins_) {
+    if (plugin->layout() == PoolLayout::hnd && !k_hnd_) {
+      for (auto [pool, out] : {std::pair{&h.k_pool, &k_hnd_}, std::pair{&h.v_pool, &v_hnd_}}) {
+        const AlignedBuffer copy = head_major_copy(*pool, w);
+        *out = DeviceBuffer(copy.size(), "a head-major pool for a plugin");
+        RB_CUDA_CHECK(cudaMemcpy(out->data(), copy.data(), copy.size(), cudaMemcpyHostToDevice));
+      }
+    }
+    prepared_plugins_[plugin->name()] =
+        std::make_unique<PreparedPlugin>(plugin, plugin_problem(w, plugin->layout(), device_, 0));
+  }
+}
+
+std::string CudaBackend::path_note(const Path& p) const {
+  if (!p.is_plugin()) return {};
+  if (const auto it = not_captured_.find(p.plugin); it != not_captured_.end())
+    return "calls launched one by one: capturing them in a CUDA graph failed (" + it->second + ")";
+  if (captured_.contains(p.plugin))
+    return "calls replayed from a CUDA graph, as the built-in paths";
+  return {};
 }
 
 #if defined(READBENCH_BENCH_VARIANTS)
@@ -303,8 +356,27 @@ void CudaBackend::require_prepared() const {
   if (!prepared_) throw BackendError("the CUDA backend was asked to run before prepare()");
 }
 
+// One call of plugin `name` on replica `replica`, enqueued on the stream by the plugin.
+void CudaBackend::enqueue_plugin(const std::string& name, int replica) {
+  const auto it = prepared_plugins_.find(name);
+  if (it == prepared_plugins_.end()) throw BackendError("cuda backend: no plugin named " + name);
+  const std::size_t io = std::size_t(w_.io_elements()) * element_size(w_.dtype);
+  const bool hnd = it->second->plugin().layout() == PoolLayout::hnd;
+  rb_call call{};
+  call.k_pool = hnd ? k_hnd_.data() : k_pool_.data();
+  call.v_pool = hnd ? v_hnd_.data() : v_pool_.data();
+  call.block_table =
+      table_.as<std::int32_t>() + std::size_t(replica) * w_.shape.batch * w_.blocks_per_seq();
+  call.seq_lens = seq_lens_.as<std::int32_t>();
+  call.q = q_.data() + std::size_t(replica) * io;
+  call.out = out_.data() + std::size_t(replica) * io;
+  call.stream = stream_->get();
+  it->second->run(call);
+}
+
 // One call of path `p` on replica `replica`, enqueued on the stream.
-void CudaBackend::enqueue(Path p, int replica) {
+void CudaBackend::enqueue(const Path& p, int replica) {
+  if (p.is_plugin()) return enqueue_plugin(p.plugin, replica);
   const std::size_t io = std::size_t(w_.io_elements()) * element_size(w_.dtype);
   cuda::DecodeParams params;
   params.q = q_.data() + std::size_t(replica) * io;
@@ -390,10 +462,27 @@ double CudaBackend::time_calls(Path p, int calls, CacheState cache) {
 }
 
 // The `calls` calls of time_calls captured once into a graph, replayed with less launch overhead.
-cudaGraphExec_t CudaBackend::graph_of(Path p, int calls) {
-  const auto key = std::make_pair(int(p), calls);
+// A plugin whose calls cannot be captured (it synchronises or allocates in run) gets null, and
+// its calls are launched one by one from then on; path_note says so.
+cudaGraphExec_t CudaBackend::graph_of(const Path& p, int calls) {
+  const auto key = std::make_pair(p, calls);
   auto it = graphs_.find(key);
   if (it != graphs_.end()) return it->second.get();
+  if (!p.is_plugin()) return capture(p, calls);
+  if (not_captured_.contains(p.plugin)) return nullptr;
+  try {
+    const cudaGraphExec_t exec = capture(p, calls);
+    captured_[p.plugin] = true;
+    return exec;
+  } catch (const BackendError& e) {
+    cudaGetLastError();  // a failed capture leaves its error behind
+    not_captured_[p.plugin] = e.what();
+    return nullptr;
+  }
+}
+
+cudaGraphExec_t CudaBackend::capture(const Path& p, int calls) {
+  const auto key = std::make_pair(p, calls);
   const cudaStream_t s = stream_->get();
   cudaGraph_t graph = nullptr;
   RB_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
@@ -405,6 +494,14 @@ cudaGraphExec_t CudaBackend::graph_of(Path p, int calls) {
     throw;
   }
   RB_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  // Work a plugin put on another stream is not in the graph: timing the rest would time nothing.
+  std::size_t nodes = 0;
+  const cudaError_t counted = cudaGraphGetNodes(graph, nullptr, &nodes);
+  if (counted != cudaSuccess || nodes == 0) {
+    cudaGraphDestroy(graph);
+    RB_CUDA_CHECK(counted);
+    throw BackendError("the calls put no work on the stream they were given");
+  }
   cudaGraphExec_t exec = nullptr;
   const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);

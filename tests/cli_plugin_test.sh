@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Plugins end to end with the real binary: a plain C plugin and readbench's own fused read as a
+# plugin timed, reported (schema), fitted, gated, compared, plotted and exported beside the
+# built-in paths; every way a plugin can be unusable a one-line error with exit 2; wrong,
+# crashing and hanging plugins failed with the reason and never timed; `verify --plugin`.
+#
+# usage: cli_plugin_test.sh READBENCH SCHEMA PLUGIN_DIR NAIVE_PLUGIN FUSED_CPU_PLUGIN
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, expect_json, expect_valid_report
+
+if [ $# -ne 5 ]; then
+  echo "usage: $0 READBENCH SCHEMA PLUGIN_DIR NAIVE_PLUGIN FUSED_CPU_PLUGIN" >&2
+  exit 2
+fi
+BIN=$(realpath "$1")
+SCHEMA=$(realpath "$2")
+DIR=$(realpath "$3")
+NAIVE=$(realpath "$4")
+FUSED=$(realpath "$5")
+HERE=$(cd "$(dirname "$0")" && pwd)
+VALIDATE="$HERE/../scripts/validate_report.py"
+PY=/usr/bin/python3
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/readbench-plugin.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 2
+
+run() {
+  "$@" </dev/null >"$WORK/out" 2>"$WORK/err"
+  rc=$?
+}
+first_err() { head -c 300 "$WORK/err" | tr '\n' ' '; }
+expect_rc() {  # NAME RC CMD...
+  local name=$1 want=$2
+  shift 2
+  run "$@"
+  if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name" "exit $rc, expected $want: $(first_err)"; fi
+}
+# Exit 2 and exactly one line on stderr containing TEXT.
+expect_usage_error() {  # NAME TEXT CMD...
+  local name=$1 text=$2
+  shift 2
+  run "$@"
+  local n
+  n=$(awk 'END { print NR }' "$WORK/err")
+  if [ "$rc" -ne 2 ]; then
+    fail "$name" "exit $rc, expected 2: $(first_err)"
+  elif [ "$n" -ne 1 ]; then
+    fail "$name" "$n lines on stderr, expected 1: $(first_err)"
+  elif ! grep -qF -- "$text" "$WORK/err"; then
+    fail "$name" "stderr lacks '$text': $(first_err)"
+  else
+    pass "$name"
+  fi
+}
+
+QUICK=(--backend cpu --threads 2 -L 16,64,256 --budget 0.05 --min-samples 3 --cache hot)
+
+# Two plugins beside the built-in paths.
+expect_rc "run with two plugins" 0 "$BIN" run "${QUICK[@]}" --plugin "$NAIVE" --plugin "$FUSED" \
+  --json plug.json --csv plug.csv
+expect_valid_report "the report with plugins is valid" plug.json
+expect_json "the plugins are in config" plug.json \
+  "[p['path'] for p in r['config']['plugins']] == ['plugin:naive_cpu', 'plugin:readbench_fused_cpu'] and r['config']['paths'] == ['gather', 'fused', 'plugin:naive_cpu', 'plugin:readbench_fused_cpu']"
+expect_json "each plugin was checked, timed and fitted" plug.json \
+  "all(x['status'] == 'ok' and len(x['points']) == 3 and x['fit'] and all(c['passed'] for c in x['checks']) for x in r['results'] if x['path'].startswith('plugin:'))"
+expect_json "speedups compare the built-in paths only" plug.json \
+  "len(r['speedups']) == 3"
+if grep -q '^cpu,plugin:naive_cpu,' plug.csv; then pass "the CSV has plugin rows"; else fail "the CSV has plugin rows" "$(head -3 plug.csv)"; fi
+if grep -q 'plugin:readbench_fused_cpu' "$WORK/out"; then pass "the table names the plugin"; else fail "the table names the plugin" "$(head -c 300 "$WORK/out")"; fi
+
+# Every consumer of the report takes plugin rows.
+expect_rc "fit re-fits plugin rows" 0 "$BIN" fit plug.json
+grep -q 'plugin:naive_cpu' "$WORK/out" && pass "fit names the plugin" || fail "fit names the plugin" "$(head -c 200 "$WORK/out")"
+expect_rc "check against itself passes" 0 "$BIN" check plug.json --baseline plug.json --allow contended
+grep -q 'cpu/plugin:naive_cpu' "$WORK/out" && pass "check gates the plugin row" || fail "check gates the plugin row" "$(head -c 300 "$WORK/out")"
+expect_rc "compare takes plugin rows" 0 "$BIN" compare plug.json plug.json
+grep -q 'cpu/plugin:readbench_fused_cpu' "$WORK/out" && pass "compare names the plugin" || fail "compare names the plugin" "$(head -c 300 "$WORK/out")"
+expect_rc "plot draws plugin rows" 0 "$BIN" plot plug.json -o plug.svg
+grep -q 'plugin:naive_cpu' plug.svg && pass "the plot labels the plugin" || fail "the plot labels the plugin" "no label"
+expect_rc "export takes plugin rows" 0 "$BIN" export plug.json --format bmf -o plug.bmf.json
+grep -q 'plugin:naive_cpu' plug.bmf.json && pass "export names the plugin" || fail "export names the plugin" "no name"
+
+# Unusable plugins: one line, exit 2, nothing measured.
+expect_usage_error "a missing plugin file" "cannot load plugin $WORK/none.so: no such file" \
+  "$BIN" run "${QUICK[@]}" --plugin "$WORK/none.so"
+echo "text" > "$WORK/text.so"
+expect_usage_error "a file that is not a library" "cannot load plugin $WORK/text.so:" \
+  "$BIN" run "${QUICK[@]}" --plugin "$WORK/text.so"
+expect_usage_error "a library without the entry point" "does not export readbench_plugin" \
+  "$BIN" run "${QUICK[@]}" --plugin "$DIR/libfaulty_no_symbol.so"
+expect_usage_error "another ABI version, both named" \
+  "was built for plugin ABI version 999; this readbench reads version 1" \
+  "$BIN" run "${QUICK[@]}" --plugin "$DIR/libfaulty_abi.so"
+cp "$NAIVE" "$WORK/copy.so"
+expect_usage_error "two plugins of one name, both files named" \
+  "two plugins are named naive_cpu: $NAIVE and $WORK/copy.so" \
+  "$BIN" run "${QUICK[@]}" --plugin "$NAIVE" --plugin "$WORK/copy.so"
+expect_usage_error "a dtype the plugin does not take" "does not take q in bf16" \
+  "$BIN" run "${QUICK[@]}" --plugin "$DIR/libfaulty_none.so"
+expect_usage_error "a backend the plugin does not run on" "runs on cpu, which --backend cuda leaves out" \
+  "$BIN" run --backend cuda --plugin "$NAIVE"
+expect_usage_error "a path naming no loaded plugin" "--path plugin:nope names no plugin loaded with --plugin" \
+  "$BIN" run "${QUICK[@]}" --path fused,plugin:nope
+expect_usage_error "a path listed twice" "--path lists fused twice" \
+  "$BIN" run "${QUICK[@]}" --path fused,fused
+
+# Wrong, crashing and hanging plugins: failed with the reason, never timed, the rest measured.
+F32=(--dtype f32)
+for fault in off_by_one_block wrong_scale nan; do
+  expect_rc "a wrong plugin ($fault) fails the run's checks" 1 \
+    "$BIN" run "${QUICK[@]}" "${F32[@]}" --plugin "$DIR/libfaulty_$fault.so" --json "$fault.json"
+  expect_json "the wrong plugin ($fault) was never timed" "$fault.json" \
+    "[(x['status'], len(x['points']), x['reason'].startswith('verification failed')) for x in r['results'] if x['path'] == 'plugin:faulty_$fault'] == [('failed', 0, True)] and all(x['points'] for x in r['results'] if not x['path'].startswith('plugin:'))"
+done
+expect_rc "a crashing plugin fails its path, not the run's report" 1 \
+  "$BIN" run "${QUICK[@]}" "${F32[@]}" --plugin "$DIR/libfaulty_crash.so" --json crash.json
+expect_valid_report "the report beside a crashing plugin is valid" crash.json
+expect_json "the crash is named and the plugin never called again" crash.json \
+  "[x['reason'] for x in r['results'] if x['path'] == 'plugin:faulty_crash'] == ['plugin:faulty_crash crashed (SIGSEGV) during its check (run in a separate process); not called again'] and all(x['points'] for x in r['results'] if not x['path'].startswith('plugin:'))"
+expect_rc "a hanging plugin is given up after --plugin-timeout" 1 \
+  "$BIN" run "${QUICK[@]}" "${F32[@]}" --plugin "$DIR/libfaulty_hang.so" --plugin-timeout 1 --json hang.json
+expect_json "the hang is named" hang.json \
+  "[x['status'] for x in r['results'] if x['path'] == 'plugin:faulty_hang'] == ['failed'] and 'did not finish' in [x['reason'] for x in r['results'] if x['path'] == 'plugin:faulty_hang'][0]"
+expect_rc "a plugin whose call errs fails with its message" 1 \
+  "$BIN" run "${QUICK[@]}" "${F32[@]}" --plugin "$DIR/libfaulty_run_error.so" --json err.json
+expect_json "the plugin's message is in the reason and the check" err.json \
+  "[(x['reason'], x['checks'][0].get('failure')) for x in r['results'] if x['path'] == 'plugin:faulty_run_error'] == [('its call failed at L=16: plugin:faulty_run_error failed: deliberate failure', 'plugin:faulty_run_error failed: deliberate failure')]"
+
+# verify --plugin checks the plugin alone.
+expect_rc "verify a correct plugin" 0 "$BIN" verify --backend cpu --threads 2 --plugin "$NAIVE" \
+  --dtypes bf16,f32 --kv-dtypes same,fp8_e4m3 --lengths 1,17,100
+if grep -q 'plugin:naive_cpu' "$WORK/out" && ! grep -qE ' (gather|fused) ' "$WORK/out"; then
+  pass "verify --plugin checks the plugin alone"
+else
+  fail "verify --plugin checks the plugin alone" "$(head -c 300 "$WORK/out")"
+fi
+expect_rc "verify a head-major plugin" 0 "$BIN" verify --backend cpu --threads 2 \
+  --plugin "$DIR/libfaulty_hnd_only.so" --dtypes f32 --kv-dtypes same
+expect_rc "verify a wrong plugin" 1 "$BIN" verify --backend cpu --threads 2 \
+  --plugin "$DIR/libfaulty_nan.so" --dtypes f32 --kv-dtypes same
+expect_rc "verify a crashing plugin" 1 "$BIN" verify --backend cpu --threads 2 \
+  --plugin "$DIR/libfaulty_crash.so" --dtypes f32 --kv-dtypes same
+grep -q 'FAIL: plugin:faulty_crash crashed (SIGSEGV)' "$WORK/out" && pass "verify names the crash" ||
+  fail "verify names the crash" "$(head -c 300 "$WORK/out")"
+expect_usage_error "verify: a dtype the plugin does not take" "does not take q in bf16" \
+  "$BIN" verify --backend cpu --plugin "$DIR/libfaulty_none.so" --dtypes bf16
+
+cli_summary
