@@ -216,6 +216,18 @@ TEST_CASE("a plugin's own error and refusal fail its path with its message, and 
   CHECK(result_of(run, Path::fused).status == Status::ok);
 }
 
+TEST_CASE("a plugin that errs while timed fails its path there, untimed, as a failed check") {
+  const RunResult run = run_sweep(plugin_sweep({Plugin::load(faulty("fail_later"))}));
+  const PathResult& r = result_of(run, Path::of_plugin("faulty_fail_later"));
+  CHECK(r.status == Status::failed);
+  CHECK(r.reason == "its call failed at L=16: plugin:faulty_fail_later failed: deliberate failure");
+  CHECK(r.points.empty());
+  REQUIRE_FALSE(r.checks.empty());
+  CHECK(r.checks.back().failure == "plugin:faulty_fail_later failed: deliberate failure");
+  CHECK_FALSE(run.all_checks_passed());
+  CHECK(result_of(run, Path::fused).points.size() == 3);
+}
+
 TEST_CASE("a plugin that crashes or hangs in its check is kept out of this process") {
   // Nothing here has started a thread before the fork (CTest runs each case in a process of its
   // own; run after other cases in one process, the child's OpenMP would wait for threads that a

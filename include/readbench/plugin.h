@@ -26,30 +26,37 @@ extern "C" {
 
 #define READBENCH_PLUGIN_ABI_VERSION 1
 
+/* The structs hold fixed-width integers, never enum types (whose size a compiler may choose);
+ * the enums below only name their values. */
+typedef int32_t rb_dtype;
+typedef int32_t rb_layout;
+typedef int32_t rb_backend;
+typedef int32_t rb_status;
+
 /* Element types, and their bits in the dtype masks below (1u << type). */
-typedef enum rb_dtype {
+enum {
   RB_DTYPE_F32 = 1,
   RB_DTYPE_F16 = 2,     /* IEEE binary16 */
   RB_DTYPE_BF16 = 3,    /* bfloat16 */
   RB_DTYPE_FP8_E4M3 = 4 /* OCP e4m3 (finite, NaN 0x7f/0xff); K and V only */
-} rb_dtype;
+};
 
 /* Layouts of the K and V pools, and their bits in `layouts` (1u << layout). */
-typedef enum rb_layout {
+enum {
   RB_LAYOUT_NHD = 1, /* [num_blocks, block_size, kv_heads, head_dim] */
   RB_LAYOUT_HND = 2  /* [num_blocks, kv_heads, block_size, head_dim] */
-} rb_layout;
+};
 
-typedef enum rb_backend {
+enum {
   RB_BACKEND_CPU = 1, /* host pointers; the call runs on the calling thread (it may fork) */
   RB_BACKEND_CUDA = 2 /* device pointers; work goes on `stream` and may be captured in a graph */
-} rb_backend;
+};
 
-typedef enum rb_status {
+enum {
   RB_OK = 0,
   RB_UNSUPPORTED = 1, /* this problem is outside what the read handles (prepare only) */
   RB_ERROR = 2        /* anything else; the message says what */
-} rb_status;
+};
 
 /* What every call of one prepared read looks like. All counts are positive. */
 typedef struct rb_problem {
@@ -87,11 +94,16 @@ typedef struct rb_plugin {
   uint32_t layouts;                         /* mask of the accepted pool layouts */
 
   /* Sets *state for the calls of `problem` (workspace, plans, ...), or returns RB_UNSUPPORTED
-   * or RB_ERROR with a one-line message in err (err_size bytes, NUL-terminated). A CUDA read
-   * may allocate here, not in run. */
+   * or RB_ERROR with a one-line message in err (err_size bytes, NUL-terminated), leaving
+   * *state NULL. A CUDA read may allocate here, not in run. Several states may be alive at
+   * once (a cold sample's one-block primer beside the timed workload, one per device when
+   * several CUDA devices are swept), and calls on different states may run at the same time
+   * from different threads: keep what a call needs in its state, not in globals. */
   rb_status (*prepare)(const rb_problem* problem, void** state, char* err, size_t err_size);
-  /* One call. A CUDA read only enqueues on call->stream: no allocation, no synchronisation
-   * (readbench captures calls into a graph where it can, and times them with events). */
+  /* One call. A CUDA read only enqueues on call->stream: no allocation, no synchronisation,
+   * no other stream (readbench captures calls into a graph where it can, and times them with
+   * events on that stream), and no CUDA error left behind (cudaGetLastError is checked after
+   * prepare and after each call, and an error fails this plugin's path). */
   rb_status (*run)(void* state, const rb_call* call, char* err, size_t err_size);
   /* Frees what prepare made; state may be NULL. */
   void (*release)(void* state);

@@ -1,5 +1,6 @@
 #include "measure/plugin_check.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@ constexpr char kDone = 'd';  // what a child that returned from every check writ
 // come back.
 [[noreturn]] void check_in_child(const SweepConfig& c, const std::shared_ptr<const Plugin>& plugin,
                                  int fd) {
+  std::string message;
   // A crash is the plugin's: the signal ends the child and the parent names it.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
   try {
@@ -37,10 +39,19 @@ constexpr char kDone = 'd';  // what a child that returned from every check writ
       w.length = len;
       check_paths(*backend, w, {Path::of_plugin(plugin->name())});
     }
+  } catch (const BackendUnavailable&) {  // the parent reports it as it is
+  } catch (const InputError&) {
+  } catch (const std::exception& e) {
+    // Anything else (a CUDA error a plugin caused, which spoils the device context for every
+    // path) is the plugin's failure: its message follows kDone.
+    message = std::string("failed its check: ") + e.what();
   } catch (...) {
+    message = "failed its check with an exception that is not a std::exception";
   }
-  const ssize_t written = ::write(fd, &kDone, 1);
-  ::_exit(written == 1 ? 0 : 1);
+  std::string reply(1, kDone);
+  reply += message;
+  const ssize_t written = ::write(fd, reply.data(), reply.size());
+  ::_exit(written == ssize_t(reply.size()) ? 0 : 1);
 }
 
 std::string signal_text(int sig) {
@@ -86,9 +97,17 @@ std::map<std::string, std::string> check_plugins_apart(const SweepConfig& c, dou
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    char done = 0;
-    const bool came_back = ended && ::read(fds[0], &done, 1) == 1 && done == kDone;
+    // What the child wrote (kDone, then a message where its check failed in a way that would
+    // spoil this process too). Non-blocking: a process the plugin started may hold the pipe.
+    ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    std::string reply;
+    char buf[512];
+    for (ssize_t n; ended && (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+      reply.append(buf, std::size_t(n));
     ::close(fds[0]);
+    const bool came_back = !reply.empty() && reply[0] == kDone;
+    for (char& ch : reply)
+      if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';
     if (interrupt_signal() != 0) break;
     const std::string what = plugin->path_name() + " ";
     const std::string apart = " during its check (run in a separate process); not called again";
@@ -97,6 +116,8 @@ std::map<std::string, std::string> check_plugins_apart(const SweepConfig& c, dou
                             " within " + strprintf("%g", timeout_s) + " s; not called again";
     else if (WIFSIGNALED(status))
       out[plugin->name()] = what + "crashed (" + signal_text(WTERMSIG(status)) + ")" + apart;
+    else if (came_back && reply.size() > 1)
+      out[plugin->name()] = what + reply.substr(1) + apart;
     else if (!came_back)
       out[plugin->name()] = what + "ended the process (exit status " +
                             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")" +

@@ -333,7 +333,20 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
       try {
         time_point(backend, c, info, tw, *r, fits_bounds);
-      } catch (const PluginFailure& e) {  // this path stops here, keeping its points
+      } catch (const PluginFailure& e) {
+        // A failed path is untimed (its earlier points go: what it measured before is not a
+        // read that works), and the failed call counts as a failed check.
+        CheckResult check;
+        check.path = r->path;
+        check.length = len;
+        check.batch = c.shape.batch;
+        check.dtype = tw.dtype;
+        check.kv_dtype = tw.kv_dtype();
+        check.error = std::numeric_limits<double>::infinity();
+        check.tolerance = tolerance(tw.dtype);
+        check.failure = e.what();
+        r->checks.push_back(check);
+        r->points.clear();
         r->status = Status::failed;
         r->reason = "its call failed at L=" + std::to_string(len) + ": " + e.what();
       }

@@ -41,6 +41,14 @@ bool valid_name(std::string_view n) {
 }
 
 // The dlerror text, or `fallback` when there is none.
+// A plugin's message as one line: control characters (a newline) become spaces.
+std::string one_line(const char* text) {
+  std::string out = text[0] != '\0' ? text : "no message";
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return out;
+}
+
 std::string dl_error(const char* fallback) {
   const char* e = dlerror();
   return e != nullptr ? e : fallback;
@@ -183,14 +191,21 @@ PreparedPlugin::PreparedPlugin(std::shared_ptr<const Plugin> plugin, const rb_pr
   const rb_status st = plugin_->api().prepare(&problem, &state_, err, sizeof err);
   err[sizeof err - 1] = '\0';
   if (st == RB_OK) return;
+  if (state_ != nullptr) plugin_->api().release(state_);  // the header asks for NULL; be safe
   state_ = nullptr;
   failure_ = plugin_->path_name() +
              (st == RB_UNSUPPORTED ? " does not support this problem: " : " failed to prepare: ") +
-             (err[0] != '\0' ? err : "no message");
+             one_line(err);
 }
 
 PreparedPlugin::~PreparedPlugin() {
   if (failure_.empty()) plugin_->api().release(state_);
+}
+
+void PreparedPlugin::fail(const std::string& why) {
+  if (failure_.empty()) plugin_->api().release(state_);
+  state_ = nullptr;
+  failure_ = plugin_->path_name() + " " + why;
 }
 
 void PreparedPlugin::run(const rb_call& call) const {
@@ -198,7 +213,7 @@ void PreparedPlugin::run(const rb_call& call) const {
   char err[512] = {};
   if (plugin_->api().run(state_, &call, err, sizeof err) == RB_OK) return;
   err[sizeof err - 1] = '\0';
-  throw PluginFailure(plugin_->path_name() + " failed: " + (err[0] != '\0' ? err : "no message"));
+  throw PluginFailure(plugin_->path_name() + " failed: " + one_line(err));
 }
 
 }  // namespace readbench

@@ -77,6 +77,8 @@ class PreparedPlugin {
 
   const Plugin& plugin() const { return *plugin_; }
   const std::string& failure() const { return failure_; }
+  // Marks it failed (releasing its state): `why` follows the path name, "left a CUDA error...".
+  void fail(const std::string& why);
   void run(const rb_call& call) const;  // throws PluginFailure
 
  private:

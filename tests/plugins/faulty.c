@@ -3,6 +3,7 @@
  * the only reason a check fails. */
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #define FAULT_RUN_ERROR 8        /* run returns RB_ERROR */
 #define FAULT_UNSUPPORTED 9      /* prepare refuses every problem */
 #define FAULT_HND_ONLY 10        /* correct, but takes only head-major pools */
+#define FAULT_FAIL_LATER 11      /* correct for 3 calls of a state, then RB_ERROR (while timed) */
 #ifndef FAULT
 #define FAULT FAULT_NONE
 #endif
@@ -26,15 +28,22 @@
 #define PLUGIN_NAME "faulty"
 #endif
 
-static rb_problem problem;
+struct state {
+  rb_problem problem;
+  int calls;
+};
 
 static rb_status prepare(const rb_problem* p, void** state, char* err, size_t err_size) {
   if (FAULT == FAULT_UNSUPPORTED) {
     strncpy(err, "head dim not compiled", err_size - 1);
     return RB_UNSUPPORTED;
   }
-  problem = *p;
-  *state = &problem;
+  /* each prepare its own state: several may be alive */
+  struct state* own = malloc(sizeof *own);
+  if (own == NULL) return RB_ERROR;
+  own->problem = *p;
+  own->calls = 0;
+  *state = own;
   return RB_OK;
 }
 
@@ -46,7 +55,7 @@ static size_t index_of(const rb_problem* p, int64_t b, int t, int h, int d) {
 }
 
 static rb_status run(void* state, const rb_call* c, char* err, size_t err_size) {
-  const rb_problem* p = state;
+  const rb_problem* p = &((struct state*)state)->problem;
   const float* q = c->q;
   const float* k = c->k_pool;
   const float* v = c->v_pool;
@@ -56,7 +65,8 @@ static rb_status run(void* state, const rb_call* c, char* err, size_t err_size) 
   if (FAULT == FAULT_CRASH) raise(SIGSEGV);
   if (FAULT == FAULT_HANG)
     for (;;) pause();
-  if (FAULT == FAULT_RUN_ERROR) {
+  if (FAULT == FAULT_RUN_ERROR ||
+      (FAULT == FAULT_FAIL_LATER && ++((struct state*)state)->calls > 3)) {
     strncpy(err, "deliberate failure", err_size - 1);
     return RB_ERROR;
   }
@@ -86,7 +96,7 @@ static rb_status run(void* state, const rb_call* c, char* err, size_t err_size) 
 }
 
 static void release(void* state) {
-  (void)state;
+  free(state);
 }
 
 #if FAULT == FAULT_NO_SYMBOL

@@ -27,6 +27,13 @@ namespace {
 
 using cuda::DeviceBuffer;
 
+// A plugin's calls that recorded nothing on the stream they were given (work on a stream of
+// its own, which the events cannot time): its path fails.
+class NothingCaptured : public PluginFailure {
+ public:
+  using PluginFailure::PluginFailure;
+};
+
 std::string version_string(int v) {  // 13000 -> "13.0"
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
@@ -101,6 +108,10 @@ class CudaBackend final : public BackendBase {
   double time_calls(Path p, int calls, CacheState cache) override;
   void add_plugin(std::shared_ptr<const Plugin> plugin) override;
   std::string path_note(const Path& p) const override;
+  ~CudaBackend() override {
+    graphs_.clear();  // graphs hold plugin kernels: gone before any plugin's library is
+    prepared_plugins_.clear();
+  }
 
  private:
   struct Prepared;
@@ -306,15 +317,23 @@ void CudaBackend::prepare_plugins(const HostWorkload& h) {
         RB_CUDA_CHECK(cudaMemcpy(out->data(), copy.data(), copy.size(), cudaMemcpyHostToDevice));
       }
     }
-    prepared_plugins_[plugin->name()] =
+    auto prepared =
         std::make_unique<PreparedPlugin>(plugin, plugin_problem(w, plugin->layout(), device_, 0));
+    // An error the plugin left behind would otherwise surface at the next built-in launch and
+    // fail the whole backend.
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+      prepared->fail(std::string("left a CUDA error behind in prepare: ") + cudaGetErrorString(e));
+    prepared_plugins_[plugin->name()] = std::move(prepared);
   }
 }
 
 std::string CudaBackend::path_note(const Path& p) const {
   if (!p.is_plugin()) return {};
   if (const auto it = not_captured_.find(p.plugin); it != not_captured_.end())
-    return "calls launched one by one: capturing them in a CUDA graph failed (" + it->second + ")";
+    return std::string(captured_.contains(p.plugin)
+                           ? "calls replayed from the CUDA graphs captured first, then "
+                           : "calls ") +
+           "launched one by one: capturing them in a CUDA graph failed (" + it->second + ")";
   if (captured_.contains(p.plugin))
     return "calls replayed from a CUDA graph, as the built-in paths";
   return {};
@@ -372,6 +391,9 @@ void CudaBackend::enqueue_plugin(const std::string& name, int replica) {
   call.out = out_.data() + std::size_t(replica) * io;
   call.stream = stream_->get();
   it->second->run(call);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    throw PluginFailure(it->second->plugin().path_name() +
+                        " left a CUDA error behind: " + cudaGetErrorString(e));
 }
 
 // One call of path `p` on replica `replica`, enqueued on the stream.
@@ -474,6 +496,8 @@ cudaGraphExec_t CudaBackend::graph_of(const Path& p, int calls) {
     const cudaGraphExec_t exec = capture(p, calls);
     captured_[p.plugin] = true;
     return exec;
+  } catch (const NothingCaptured&) {
+    throw;  // launched one by one its calls would time an empty stream
   } catch (const BackendError& e) {
     cudaGetLastError();  // a failed capture leaves its error behind
     not_captured_[p.plugin] = e.what();
@@ -500,7 +524,8 @@ cudaGraphExec_t CudaBackend::capture(const Path& p, int calls) {
   if (counted != cudaSuccess || nodes == 0) {
     cudaGraphDestroy(graph);
     RB_CUDA_CHECK(counted);
-    throw BackendError("the calls put no work on the stream they were given");
+    throw NothingCaptured(
+        to_string(p) + " put no work on the stream it was given: " + "its calls cannot be timed");
   }
   cudaGraphExec_t exec = nullptr;
   const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
