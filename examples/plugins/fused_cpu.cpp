@@ -37,24 +37,10 @@ void release(void* state) {
   delete static_cast<State*>(state);
 }
 
-constexpr std::uint32_t bit(unsigned v) {
-  return 1u << v;
-}
-
 }  // namespace
 
 extern "C" const rb_plugin* readbench_plugin(void) {
-  static const rb_plugin plugin = {
-      READBENCH_PLUGIN_ABI_VERSION,
-      "readbench_fused_cpu",
-      RB_BACKEND_CPU,
-      bit(RB_DTYPE_F32) | bit(RB_DTYPE_F16) | bit(RB_DTYPE_BF16),
-      bit(RB_DTYPE_F32) | bit(RB_DTYPE_F16) | bit(RB_DTYPE_BF16) | bit(RB_DTYPE_FP8_E4M3),
-      bit(RB_DTYPE_F32) | bit(RB_DTYPE_F16) | bit(RB_DTYPE_BF16),
-      bit(RB_LAYOUT_NHD),
-      prepare,
-      run,
-      release,
-  };
+  static const rb_plugin plugin =
+      readbench::examples::describe("readbench_fused_cpu", RB_BACKEND_CPU, prepare, run, release);
   return &plugin;
 }

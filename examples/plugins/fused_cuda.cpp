@@ -94,24 +94,10 @@ rb_status run(void* state, const rb_call* c, char* err, std::size_t err_size) {
   return failed(e, err, err_size) ? RB_ERROR : RB_OK;
 }
 
-constexpr std::uint32_t bit(unsigned v) {
-  return 1u << v;
-}
-
 }  // namespace
 
 extern "C" const rb_plugin* readbench_plugin(void) {
-  static const rb_plugin plugin = {
-      READBENCH_PLUGIN_ABI_VERSION,
-      "readbench_fused_cuda",
-      RB_BACKEND_CUDA,
-      bit(RB_DTYPE_F32) | bit(RB_DTYPE_F16) | bit(RB_DTYPE_BF16),
-      bit(RB_DTYPE_F32) | bit(RB_DTYPE_F16) | bit(RB_DTYPE_BF16) | bit(RB_DTYPE_FP8_E4M3),
-      bit(RB_DTYPE_F32) | bit(RB_DTYPE_F16) | bit(RB_DTYPE_BF16),
-      bit(RB_LAYOUT_NHD),
-      prepare,
-      run,
-      release,
-  };
+  static const rb_plugin plugin =
+      readbench::examples::describe("readbench_fused_cuda", RB_BACKEND_CUDA, prepare, run, release);
   return &plugin;
 }

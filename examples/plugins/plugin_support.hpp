@@ -45,4 +45,14 @@ inline std::optional<Workload> workload_of(const rb_problem& p, char* err, std::
   return w;
 }
 
+// The description of one of readbench's reads as a plugin: the dtypes and layout they take.
+inline rb_plugin describe(const char* name, rb_backend backend,
+                          decltype(rb_plugin::prepare) prepare, decltype(rb_plugin::run) run,
+                          decltype(rb_plugin::release) release) {
+  constexpr auto bit = [](unsigned v) { return std::uint32_t(1) << v; };
+  const std::uint32_t io = bit(RB_DTYPE_F32) | bit(RB_DTYPE_F16) | bit(RB_DTYPE_BF16);
+  return {READBENCH_PLUGIN_ABI_VERSION, name,    backend, io,     io | bit(RB_DTYPE_FP8_E4M3), io,
+          bit(RB_LAYOUT_NHD),           prepare, run,     release};
+}
+
 }  // namespace readbench::examples

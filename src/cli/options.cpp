@@ -136,6 +136,16 @@ void add_shape_options(CLI::App* app, Shape& s) {
       ->capture_default_str();
 }
 
+void add_plugin_options(CLI::App* app, std::vector<std::string>& files, double& timeout_s,
+                        const std::string& plugin_help) {
+  app->add_option("--plugin", files, plugin_help);
+  app->add_option("--plugin-timeout", timeout_s,
+                  "Seconds a plugin's checks may take in the separate process that runs them "
+                  "first, before it is called hung and left out")
+      ->check(finite_number(NumberBound::positive))
+      ->capture_default_str();
+}
+
 std::vector<std::string> comma_items(const std::string& text) {
   std::vector<std::string> out;
   std::size_t pos = 0;

@@ -35,6 +35,11 @@ std::optional<double> parse_fit_from(const std::string& text);
 // drop it silently.
 CLI::Validator output_path();
 
+// --plugin FILE (repeatable) and --plugin-timeout SECONDS; `plugin_help` says what a plugin
+// does for the subcommand.
+void add_plugin_options(CLI::App* app, std::vector<std::string>& files, double& timeout_s,
+                        const std::string& plugin_help);
+
 // The comma-separated items of `text`: "a,b" gives {"a", "b"}, "" gives {""}.
 std::vector<std::string> comma_items(const std::string& text);
 

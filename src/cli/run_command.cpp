@@ -161,14 +161,10 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--path", o->path,
                   "all, or a list of gather, fused and plugin:NAME (all: both and every plugin)")
       ->capture_default_str();
-  sub->add_option("--plugin", o->plugin_files,
-                  "A shared library with a read of its own (include/readbench/plugin.h): timed as "
-                  "the path plugin:NAME on its backend (repeatable; see docs/plugins.md)");
-  sub->add_option("--plugin-timeout", o->plugin_timeout_s,
-                  "Seconds a plugin's checks may take in the separate process that runs them "
-                  "first, before it is called hung and left out")
-      ->check(finite_number(NumberBound::positive))
-      ->capture_default_str();
+  add_plugin_options(sub, o->plugin_files, o->plugin_timeout_s,
+                     "A shared library with a read of its own (include/readbench/plugin.h): "
+                     "timed as the path plugin:NAME on its backend (repeatable; see "
+                     "docs/plugins.md)");
   sub->add_option("-L,--lengths", o->lengths,
                   "History lengths: auto (x4 from 16 until each path reaches its asymptote), an "
                   "increasing list (16,64,256) or a geometric range (16:65536:x4)")

@@ -165,14 +165,9 @@ void setup_verify_command(CLI::App& app, int& exit_code) {
   sub->add_option("--device", o->device, "CUDA device index")
       ->check(integer_in(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
-  sub->add_option("--plugin", o->plugin_files,
-                  "Check this plugin's read (include/readbench/plugin.h) instead of gather and "
-                  "fused (repeatable)");
-  sub->add_option("--plugin-timeout", o->plugin_timeout_s,
-                  "Seconds a plugin's checks may take in the separate process that runs them "
-                  "first, before it is called hung")
-      ->check(finite_number(NumberBound::positive))
-      ->capture_default_str();
+  add_plugin_options(sub, o->plugin_files, o->plugin_timeout_s,
+                     "Check this plugin's read (include/readbench/plugin.h) instead of gather "
+                     "and fused (repeatable)");
   sub->add_option("--seed", o->seed, "Seed of the random inputs")
       ->check(seed_value())
       ->capture_default_str();

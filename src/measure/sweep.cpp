@@ -17,7 +17,6 @@
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
-#include "core/reference.hpp"
 #include "core/strprintf.hpp"
 #include "measure/backend_policy.hpp"
 #include "measure/verify.hpp"
@@ -251,16 +250,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       if (const auto it = c.plugins_not_called.find(p.plugin); it != c.plugins_not_called.end()) {
         // Its check ran in a child process and never came back: a failed check.
         const Workload w = c.workload(verification_lengths(c).front());
-        CheckResult check;
-        check.path = p;
-        check.length = w.length;
-        check.batch = w.shape.batch;
-        check.dtype = w.dtype;
-        check.kv_dtype = w.kv_dtype();
-        check.error = std::numeric_limits<double>::infinity();
-        check.tolerance = tolerance(w.dtype);
-        check.failure = it->second;
-        r.checks.push_back(check);
+        r.checks.push_back(failed_check(w, p, it->second));
         r.status = Status::failed;
         r.reason = it->second;
       }
@@ -336,16 +326,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       } catch (const PluginFailure& e) {
         // A failed path is untimed (its earlier points go: what it measured before is not a
         // read that works), and the failed call counts as a failed check.
-        CheckResult check;
-        check.path = r->path;
-        check.length = len;
-        check.batch = c.shape.batch;
-        check.dtype = tw.dtype;
-        check.kv_dtype = tw.kv_dtype();
-        check.error = std::numeric_limits<double>::infinity();
-        check.tolerance = tolerance(tw.dtype);
-        check.failure = e.what();
-        r->checks.push_back(check);
+        r->checks.push_back(failed_check(tw, r->path, e.what()));
         r->points.clear();
         r->status = Status::failed;
         r->reason = "its call failed at L=" + std::to_string(len) + ": " + e.what();

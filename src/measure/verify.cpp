@@ -8,6 +8,24 @@
 
 namespace readbench {
 
+CheckResult check_of(const Workload& w, const Path& p) {
+  CheckResult r;
+  r.path = p;
+  r.length = w.length;
+  r.batch = w.shape.batch;
+  r.dtype = w.dtype;
+  r.kv_dtype = w.kv_dtype();
+  r.tolerance = tolerance(w.dtype);
+  return r;
+}
+
+CheckResult failed_check(const Workload& w, const Path& p, const std::string& failure) {
+  CheckResult r = check_of(w, p);
+  r.error = std::numeric_limits<double>::infinity();
+  r.failure = failure;
+  return r;
+}
+
 std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
                                      const std::vector<Path>& paths) {
   HostWorkload h = make_host_workload(w);
@@ -18,21 +36,14 @@ std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
   std::vector<CheckResult> out;
   for (const Path& p : paths) {
     throw_if_interrupted();
-    CheckResult r;
-    r.path = p;
-    r.length = w.length;
-    r.batch = w.shape.batch;
-    r.dtype = w.dtype;
-    r.kv_dtype = w.kv_dtype();
-    r.tolerance = tolerance(w.dtype);
+    CheckResult r = check_of(w, p);
     try {
       std::vector<double> got = backend.run_for_check(p);
       throw_if_interrupted();  // a signal may have cut the call short: its output is no answer
       r.error = relative_error(got, ref);
       r.passed = r.error <= r.tolerance;  // NaN/inf give +inf: never passes
     } catch (const PluginFailure& e) {    // the plugin's own error: its path fails, no other
-      r.error = std::numeric_limits<double>::infinity();
-      r.failure = e.what();
+      r = failed_check(w, p, e.what());
     }
     out.push_back(r);
   }
