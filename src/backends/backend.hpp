@@ -44,6 +44,7 @@ struct BackendDetails {
   std::string wait_policy;   // how idle CPU workers wait, e.g. "GOMP_SPINCOUNT=10000 (default)"
   std::string monitor;       // what watches the device for other work: "nvml", or why nothing
   std::string cache_from;    // where cache_bytes came from: "sysfs", or what was assumed
+  std::string cold_flush;    // how a cold sample's caches are emptied, e.g. "clflushopt"
 };
 
 class Backend {

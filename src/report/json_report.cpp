@@ -141,6 +141,7 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
       if (!b.details.wait_policy.empty()) entry["wait_policy"] = b.details.wait_policy;
       if (!b.details.monitor.empty()) entry["monitor"] = b.details.monitor;
       if (!b.details.cache_from.empty()) entry["cache_bytes_from"] = b.details.cache_from;
+      if (!b.details.cold_flush.empty()) entry["cold_flush"] = b.details.cold_flush;
       const auto runs = [](const std::vector<Bandwidths>& v, double Bandwidths::*field) {
         Json out = Json::array();
         for (const Bandwidths& x : v) out.push_back(x.*field);

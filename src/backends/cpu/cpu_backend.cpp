@@ -1,5 +1,6 @@
 // The CPU backend: runs the reads of paged_attention.cpp on host memory, timed by a
 // monotonic clock, with a cache flush (and a primer call, see prime) between cold samples.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -9,6 +10,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "backends/cpu/cache_flusher.hpp"
@@ -39,6 +41,13 @@ double measure_clock_resolution() {
   return best;
 }
 
+// How cold samples start cold on this processor, for the report.
+std::string cold_flush_description() {
+  const std::string_view method = cpu::flush_method();
+  if (method == "write") return "write over 1.25x the last-level cache";
+  return std::string(method) + " of every line the timed calls touch";
+}
+
 // Threads and what set them: the option, else the CPUs this process may really use.
 std::pair<int, std::string> threads_for(int asked) {
   if (asked > 0) return {asked, "--threads"};
@@ -67,19 +76,30 @@ struct PluginCalls {
     }
   }
 
-  // One call of plugin `name` on replica `replica` of `h` into `out`.
-  void run(const std::string& name, const HostWorkload& h, int replica, std::byte* out) const {
+  const PreparedPlugin& plugin(const std::string& name) const {
     const auto it = prepared.find(name);
     if (it == prepared.end()) throw BackendError("cpu backend: no plugin named " + name);
-    const bool hnd = it->second->plugin().layout() == PoolLayout::hnd;
+    return *it->second;
+  }
+
+  // The K and V pools plugin `name` reads: `h`'s, or their head-major copies.
+  std::pair<const std::byte*, const std::byte*> pools(const std::string& name,
+                                                      const HostWorkload& h) const {
+    if (plugin(name).plugin().layout() == PoolLayout::hnd) return {k_hnd.data(), v_hnd.data()};
+    return {h.k_pool.data(), h.v_pool.data()};
+  }
+
+  // One call of plugin `name` on replica `replica` of `h` into `out`.
+  void run(const std::string& name, const HostWorkload& h, int replica, std::byte* out) const {
+    const auto [k, v] = pools(name, h);
     rb_call call{};
-    call.k_pool = hnd ? k_hnd.data() : h.k_pool.data();
-    call.v_pool = hnd ? v_hnd.data() : h.v_pool.data();
+    call.k_pool = k;
+    call.v_pool = v;
     call.block_table = h.table(replica);
     call.seq_lens = seq_lens.data();
     call.q = h.query(replica);
     call.out = out;
-    it->second->run(call);
+    plugin(name).run(call);
   }
 };
 
@@ -101,7 +121,8 @@ class CpuBackend final : public Backend {
             threads_from_,
             cpu::wait_policy_in_effect(),
             "per-sample run-queue wait of each worker thread (schedstat)",
-            cpu::last_level_cache().source};
+            cpu::last_level_cache().source,
+            cold_flush_description()};
   }
 
   Bandwidths measure_bandwidths() override { return cpu::measure_host_bandwidths(threads_); }
@@ -142,7 +163,7 @@ class CpuBackend final : public Backend {
     const Workload& wl = require_workload();
     if (cache == CacheState::cold) {
       if (!flusher_) flusher_.emplace(threads_);
-      flusher_->flush();
+      flusher_->flush(sample_buffers(p, calls));
       prime(p);
     }
     // The workers' scheduler counters are read outside the timed region, on every worker.
@@ -160,6 +181,42 @@ class CpuBackend final : public Backend {
   const Workload& require_workload() const {
     if (!work_) throw BackendError("cpu backend: no workload prepared");
     return work_->workload;
+  }
+
+  // What a sample of `calls` calls reads or writes: for each replica they use, its K and V
+  // blocks (in the layout the path reads), block table, query and output; the gather path's
+  // workspace.
+  std::vector<cpu::ByteRange> sample_buffers(const Path& p, int calls) const {
+    const HostWorkload& h = *work_;
+    const Workload& w = h.workload;
+    const std::size_t block_bytes = std::size_t(w.shape.block_size) * w.shape.kv_heads *
+                                    w.shape.head_dim * element_size(w.kv_dtype());
+    const std::size_t io_bytes = std::size_t(w.io_elements()) * element_size(w.dtype);
+    const std::size_t table_entries = std::size_t(w.shape.batch) * w.blocks_per_seq();
+    const auto [k, v] = p.is_plugin() ? plugin_calls_.pools(p.plugin, h)
+                                      : std::pair{h.k_pool.data(), h.v_pool.data()};
+    const int used = std::min(calls, w.replicas);
+    std::vector<cpu::ByteRange> ranges;
+    ranges.reserve(std::size_t(used) * (2 * table_entries + 3) + 3);
+    for (int r = 0; r < used; ++r) {
+      const std::int32_t* table = h.table(r);
+      for (std::size_t i = 0; i < table_entries; ++i) {
+        const std::size_t offset = std::size_t(table[i]) * block_bytes;
+        ranges.push_back({k + offset, block_bytes});
+        ranges.push_back({v + offset, block_bytes});
+      }
+      ranges.push_back({table, table_entries * sizeof(std::int32_t)});
+      ranges.push_back({h.query(r), io_bytes});
+      ranges.push_back({out_.data() + std::size_t(r) * io_bytes, io_bytes});
+    }
+    if (p == Path::gather) {
+      ranges.push_back({gather_k_.data(), gather_k_.size()});
+      ranges.push_back({gather_v_.data(), gather_v_.size()});
+    }
+    if (p.is_plugin())
+      ranges.push_back(
+          {plugin_calls_.seq_lens.data(), plugin_calls_.seq_lens.size() * sizeof(std::int32_t)});
+    return ranges;
   }
 
   // Output and gather workspace of a workload: [replicas, B, Hq, D], and K and V of one call.
