@@ -12,15 +12,16 @@ for i in $(seq 1 "$n"); do
   "$rb" run --backend cpu --json "$out/quiet-$i.json" >"$out/quiet-$i.txt" 2>&1
   echo "quiet $i: $(( ($(date +%s%N) - start) / 1000000 )) ms, load $(load)" | tee -a "$out/log.txt"
 done
-# A -j2 build of this tree in a scratch directory, restarted whenever it finishes.
+# A -j2 build of this tree in a scratch directory, restarted whenever it finishes, in a
+# process group of its own so that the compilers go with it at the end.
 build=$(mktemp -d "${TMPDIR:-/tmp}/readbench-busy.XXXXXX")
-( while :; do
-    rm -rf "$build/b"
-    cmake -S "$root" -B "$build/b" -G Ninja -DREADBENCH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
-    cmake --build "$build/b" -j2 >/dev/null 2>&1 || true
-  done ) &
+setsid bash -c 'while :; do
+    rm -rf "$1/b"
+    cmake -S "$2" -B "$1/b" -G Ninja -DREADBENCH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
+    cmake --build "$1/b" -j2 >/dev/null 2>&1 || true
+  done' busy-build "$build" "$root" &
 builder=$!
-trap 'kill $builder 2>/dev/null; pkill -P $builder 2>/dev/null; rm -rf "$build"' EXIT
+trap 'kill -- -$builder 2>/dev/null; wait $builder 2>/dev/null; rm -rf "$build"' EXIT
 sleep 20  # let the build get going
 for i in $(seq 1 "$m"); do
   start=$(date +%s%N)
