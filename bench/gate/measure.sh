@@ -13,15 +13,21 @@ for i in $(seq 1 "$n"); do
   echo "quiet $i: $(( ($(date +%s%N) - start) / 1000000 )) ms, load $(load)" | tee -a "$out/log.txt"
 done
 # A -j2 build of this tree in a scratch directory, restarted whenever it finishes, in a
-# process group of its own so that the compilers go with it at the end.
+# process group of its own (its id written to $build/pgid) so that the compilers go with it.
 build=$(mktemp -d "${TMPDIR:-/tmp}/readbench-busy.XXXXXX")
-setsid bash -c 'while :; do
+setsid bash -c 'echo $$ > "$1/pgid"; while :; do
     rm -rf "$1/b"
     cmake -S "$2" -B "$1/b" -G Ninja -DREADBENCH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
     cmake --build "$1/b" -j2 >/dev/null 2>&1 || true
   done' busy-build "$build" "$root" &
-builder=$!
-trap 'kill -- -$builder 2>/dev/null; wait $builder 2>/dev/null; rm -rf "$build"' EXIT
+stop_build() {
+  if [ -s "$build/pgid" ]; then kill -- "-$(cat "$build/pgid")" 2>/dev/null || true; fi
+  wait 2>/dev/null || true
+  rm -rf "$build"
+  return 0
+}
+trap stop_build EXIT
+until [ -s "$build/pgid" ]; do sleep 0.1; done
 sleep 20  # let the build get going
 for i in $(seq 1 "$m"); do
   start=$(date +%s%N)

@@ -11,6 +11,7 @@ work=$root/.scratch/f32-worktree
 stage=$root/.scratch/f32-builds
 rm -rf "$stage" && mkdir -p "$stage"/{old,a,b} "$root/.scratch/rbx"
 git -C "$root" worktree remove --force "$work" 2>/dev/null || true
+git -C "$root" worktree prune
 git -C "$root" worktree add --detach "$work" HEAD > /dev/null
 trap 'git -C "$root" worktree remove --force "$work"' EXIT
 cmake -S "$work" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREADBENCH_CUDA=ON > /dev/null

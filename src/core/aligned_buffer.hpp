@@ -2,9 +2,10 @@
 // An uninitialised, 64-byte aligned host buffer: large pools are filled once, not zeroed first.
 // Buffers from 64 KiB up get their own 2 MiB-aligned mapping, asked to be backed by
 // transparent huge pages: a paged cache's blocks are read in random order, and with 4 KiB
-// pages nearly every block would miss the TLB; after a cold-cache flush even the page tables
-// are out of cache, and the page walks of a short history cost more than reading it
-// (measured: 350 us against 110 us for the fused read at L = 256). A mapping of their own,
+// pages nearly every block would miss the TLB; after a cold-cache flush by writing (the CPU's
+// flush where it cannot evict lines) even the page tables are out of cache, and the page walks
+// of a short history cost more than reading it (measured: 350 us against 110 us for the fused
+// read at L = 256). A mapping of their own,
 // not the heap, so that no earlier 4 KiB-faulted heap pages are reused. On a kernel with larger
 // base pages (aarch64: 16 or 64 KiB) the mapping's start is aligned to the larger of the two;
 // with 64 KiB pages 2 MiB is also the size of a contiguous-PTE run, the huge page the TLB sees.

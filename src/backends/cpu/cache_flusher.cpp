@@ -1,6 +1,5 @@
 #include "backends/cpu/cache_flusher.hpp"
 
-#include <algorithm>
 #include <cstdint>
 
 #if defined(__x86_64__)
@@ -18,59 +17,80 @@ namespace {
 
 #if defined(__x86_64__)
 bool has_clflushopt() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (b & (1u << 23)) != 0;
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (b & (1u << 23)) != 0;
+  }();
+  return has;
 }
 
 // CLFLUSH's line size (CPUID 1, EBX bits 15:8, in 8-byte units).
 std::size_t line_bytes() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  const std::size_t bytes = __get_cpuid(1, &a, &b, &c, &d) != 0 ? ((b >> 8) & 0xffu) * 8 : 0;
-  return bytes != 0 ? bytes : 64;
+  static const std::size_t bytes = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const std::size_t n = __get_cpuid(1, &a, &b, &c, &d) != 0 ? ((b >> 8) & 0xffu) * 8 : 0;
+    return n != 0 ? n : std::size_t(64);
+  }();
+  return bytes;
 }
 
 __attribute__((target("clflushopt"))) void evict_clflushopt(std::uintptr_t first, std::size_t lines,
                                                             std::size_t step) {
   for (std::size_t i = 0; i < lines; ++i) _mm_clflushopt(reinterpret_cast<void*>(first + i * step));
-  _mm_sfence();  // clflushopt is ordered by a store fence only
 }
 
 void evict_clflush(std::uintptr_t first, std::size_t lines, std::size_t step) {
   for (std::size_t i = 0; i < lines; ++i) _mm_clflush(reinterpret_cast<void*>(first + i * step));
-  _mm_mfence();
 }
 
-const bool kClflushopt = has_clflushopt();
-const std::size_t kLine = line_bytes();
-
+// Issues the evictions of `lines` lines from `first`; complete only after fence().
 void evict(std::uintptr_t first, std::size_t lines) {
-  if (kClflushopt)
-    evict_clflushopt(first, lines, kLine);
+  if (has_clflushopt())
+    evict_clflushopt(first, lines, line_bytes());
   else
-    evict_clflush(first, lines, kLine);
+    evict_clflush(first, lines, line_bytes());
+}
+
+void fence() {
+  _mm_mfence();  // orders clflush and clflushopt alike
 }
 #elif defined(__aarch64__)
 // The smallest data cache line of any cache (CTR_EL0.DminLine, log2 of 4-byte words).
 std::size_t line_bytes() {
-  std::uint64_t ctr = 0;
-  asm volatile("mrs %0, ctr_el0" : "=r"(ctr));
-  return std::size_t(4) << ((ctr >> 16) & 0xfu);
+  static const std::size_t bytes = [] {
+    std::uint64_t ctr = 0;
+    asm volatile("mrs %0, ctr_el0" : "=r"(ctr));
+    return std::size_t(4) << ((ctr >> 16) & 0xfu);
+  }();
+  return bytes;
 }
 
-const std::size_t kLine = line_bytes();
-
 void evict(std::uintptr_t first, std::size_t lines) {
+  const std::size_t step = line_bytes();
   for (std::size_t i = 0; i < lines; ++i)
-    asm volatile("dc civac, %0" : : "r"(first + i * kLine) : "memory");
+    asm volatile("dc civac, %0" : : "r"(first + i * step) : "memory");
+}
+
+void fence() {
   asm volatile("dsb ish" : : : "memory");
 }
 #endif
 
 }  // namespace
 
+LineSlice line_slice(const ByteRange& r, std::size_t line, int thread, int threads) {
+  if (r.bytes == 0 || line == 0 || threads <= 0) return {};
+  const auto begin = reinterpret_cast<std::uintptr_t>(r.data);
+  const std::uintptr_t first = begin / line * line;
+  const std::size_t lines = (begin + r.bytes - first + line - 1) / line;
+  const auto t = std::size_t(thread), n = std::size_t(threads);
+  const std::size_t lo = lines * t / n, hi = lines * (t + 1) / n;
+  return {first + lo * line, hi - lo};
+}
+
 std::string_view flush_method() {
 #if defined(__x86_64__)
-  return kClflushopt ? "clflushopt" : "clflush";
+  return has_clflushopt() ? "clflushopt" : "clflush";
 #elif defined(__aarch64__)
   return "dc civac";
 #else
@@ -80,17 +100,15 @@ std::string_view flush_method() {
 
 void evict_lines(std::span<const ByteRange> ranges, int threads) {
 #if defined(__x86_64__) || defined(__aarch64__)
+  const std::size_t line = line_bytes();
 #pragma omp parallel num_threads(threads)
   {
-    const auto t = std::size_t(omp_get_thread_num()), n = std::size_t(omp_get_num_threads());
+    const int t = omp_get_thread_num(), n = omp_get_num_threads();
     for (const ByteRange& r : ranges) {
-      if (r.bytes == 0) continue;
-      const auto begin = reinterpret_cast<std::uintptr_t>(r.data);
-      const std::uintptr_t first = begin / kLine * kLine;
-      const std::size_t lines = (begin + r.bytes - first + kLine - 1) / kLine;
-      const std::size_t lo = lines * t / n, hi = lines * (t + 1) / n;
-      if (hi > lo) evict(first + lo * kLine, hi - lo);
+      const LineSlice s = line_slice(r, line, t, n);
+      if (s.lines > 0) evict(s.first, s.lines);
     }
+    fence();  // this thread's evictions are complete before the region ends
   }
 #else
   (void)ranges;

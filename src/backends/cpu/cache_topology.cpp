@@ -51,8 +51,9 @@ LastLevelCache read_last_level_cache(const std::filesystem::path& cpu_dir) {
   std::int64_t total = 0;
   for (const auto& [cpus, bytes] : instances) total += bytes;
   if (total > 0) return {total, "sysfs"};
-  // 32 MiB: more than the last level of most client and many server parts, so a flush of
-  // 1.25x it still leaves the caches cold on most; the ceilings' buffer is 256 MiB anyway.
+  // 32 MiB: more than the last level of most client and many server parts. It sizes the
+  // cold flush only where lines cannot be evicted (cache_flusher.hpp); the ceilings' buffer is
+  // 256 MiB anyway.
   return {std::int64_t(32) << 20, "assumed 32 MiB: sysfs lists no caches"};
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The host's last-level cache, which sizes the read-ceiling buffer and the cold-cache flush.
+// The host's last-level cache, which sizes the read-ceiling buffer and, where lines cannot be
+// evicted, the cold-cache flush's write.
 #include <cstdint>
 #include <filesystem>
 #include <string>

@@ -19,6 +19,7 @@
 #include "backends/cpu/cpu_budget.hpp"
 #include "backends/cpu/omp_wait_policy.hpp"
 #include "backends/cpu/paged_attention.hpp"
+#include "backends/cpu/sample_ranges.hpp"
 #include "backends/cpu/stream_bandwidth.hpp"
 #include "core/errors.hpp"
 #include "plugins/plugin.hpp"
@@ -185,27 +186,19 @@ class CpuBackend final : public Backend {
 
   // What a sample of `calls` calls reads or writes: for each replica they use, its K and V
   // blocks (in the layout the path reads), block table, query and output; the gather path's
-  // workspace.
+  // workspace; a plugin's sequence lengths.
   std::vector<cpu::ByteRange> sample_buffers(const Path& p, int calls) const {
     const HostWorkload& h = *work_;
     const Workload& w = h.workload;
-    const std::size_t block_bytes = std::size_t(w.shape.block_size) * w.shape.kv_heads *
-                                    w.shape.head_dim * element_size(w.kv_dtype());
-    const std::size_t io_bytes = std::size_t(w.io_elements()) * element_size(w.dtype);
-    const std::size_t table_entries = std::size_t(w.shape.batch) * w.blocks_per_seq();
     const auto [k, v] = p.is_plugin() ? plugin_calls_.pools(p.plugin, h)
                                       : std::pair{h.k_pool.data(), h.v_pool.data()};
     const int used = std::min(calls, w.replicas);
-    std::vector<cpu::ByteRange> ranges;
-    ranges.reserve(std::size_t(used) * (2 * table_entries + 3) + 3);
+    std::vector<cpu::ByteRange> ranges = cpu::kv_block_ranges(h, used, k, v);
+    const std::size_t io_bytes = std::size_t(w.io_elements()) * element_size(w.dtype);
+    const std::size_t table_bytes =
+        std::size_t(w.shape.batch) * std::size_t(w.blocks_per_seq()) * sizeof(std::int32_t);
     for (int r = 0; r < used; ++r) {
-      const std::int32_t* table = h.table(r);
-      for (std::size_t i = 0; i < table_entries; ++i) {
-        const std::size_t offset = std::size_t(table[i]) * block_bytes;
-        ranges.push_back({k + offset, block_bytes});
-        ranges.push_back({v + offset, block_bytes});
-      }
-      ranges.push_back({table, table_entries * sizeof(std::int32_t)});
+      ranges.push_back({h.table(r), table_bytes});
       ranges.push_back({h.query(r), io_bytes});
       ranges.push_back({out_.data() + std::size_t(r) * io_bytes, io_bytes});
     }

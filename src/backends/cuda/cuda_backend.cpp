@@ -90,7 +90,7 @@ class CudaBackend final : public BackendBase {
     d.monitor = !monitor_               ? "none: the device's PCI bus id is unknown"
                 : monitor_->available() ? "nvml"
                                         : "none: " + monitor_->unavailable_reason();
-    d.cold_flush = "memset of twice the L2";
+    d.cold_flush = "memset of twice the L2 (at least 16 MiB)";
     return d;
   }
 
