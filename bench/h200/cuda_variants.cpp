@@ -6,6 +6,9 @@
 //   cuda_variants sanitize [SPEC]   small cases of both kernels, both paths (exit 1 on a failure)
 //   cuda_variants bench [CSV]       the target shapes and the variants; CSV rows to CSV
 //   cuda_variants profile           one call of each path at B=32 L=16384 (for ncu)
+//   cuda_variants b1 CSV SPEC...    the fused read's short-call shapes (B=1 over L, bf16 and
+//                                   e4m3 K/V; B=32 L=1024; D=64) under each tuning SPEC
+//                                   ("" = the defaults)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -159,9 +162,7 @@ int bench(const char* csv_path) {
     const auto ref = rb::reference_attention(h, 0);
     be->prepare(std::move(h));
     const double kv_bytes = double(w.kv_bytes_per_call());
-    rb::cuda::DecodeProblem prob{w.dtype,          w.shape.batch,    w.shape.q_heads,
-                                 w.shape.kv_heads, w.shape.head_dim, w.shape.block_size,
-                                 int(w.length)};
+    const rb::cuda::DecodeProblem prob = rb::cuda::decode_problem(w);
     auto row = [&](const std::string& variant, rb::Path p, int calls, rb::CacheState cache,
                    const Stat& st, double err) {
       const int splits =
@@ -244,13 +245,66 @@ int profile() {
   return 0;
 }
 
+// The fused read's short-call shapes under each tuning spec, cold, graph replay of one call per
+// replica (as readbench's sweep does): B=1 over L = 1024..131072 (x2) with bf16 and e4m3 K/V (the
+// points of the fixed + marginal fit, made offline), B=32 L=1024 and head dim 64 B=32 L=4096.
+int b1(const char* csv_path, const std::vector<std::string>& specs) {
+  auto be = rb::cuda::make_tunable_cuda_backend(0, rb::cuda::Tuning{});
+  const int sm_count = be->gpu_info()->sm_count;
+  std::vector<rb::Workload> shapes;
+  for (const rb::DType kv : {rb::DType::bf16, rb::DType::e4m3})
+    for (std::int64_t l = 1024; l <= 131072; l *= 2) {
+      shapes.push_back(make(rb::DType::bf16, 1, 32, 8, 128, 16, l, 1));
+      shapes.back().kv_storage = kv;
+    }
+  shapes.push_back(make(rb::DType::bf16, 32, 32, 8, 128, 16, 1024, 1));
+  shapes.push_back(make(rb::DType::bf16, 32, 32, 8, 64, 16, 4096, 1));
+  shapes.push_back(make(rb::DType::bf16, 32, 32, 8, 64, 16, 1024, 1));
+  std::ofstream csv(csv_path);
+  csv << "kv,batch,head_dim,spec,length,replicas,samples,min_us,median_us,kv_tbps_min,splits,"
+         "err\n";
+  for (rb::Workload w : shapes) {
+    const double kv_bytes = double(w.kv_bytes_per_call());
+    w.replicas = int(std::clamp(std::ceil(256.0 * (1 << 20) / kv_bytes), 1.0, 48.0));
+    rb::HostWorkload h = rb::make_host_workload(w);
+    const auto ref = rb::reference_attention(h, 0);
+    be->prepare(std::move(h));
+    const rb::cuda::DecodeProblem prob = rb::cuda::decode_problem(w);
+    const std::string kv(rb::to_string(w.kv_dtype()));
+    for (const std::string& spec : specs) {
+      const rb::cuda::Tuning t = tuning_of(spec.c_str());
+      be->retune(t);
+      const double err = rb::relative_error(be->run_for_check(rb::Path::fused), ref);
+      const bool ok = err <= rb::tolerance(w.dtype);
+      const int splits = rb::cuda::plan_decode(prob, rb::cuda::KvLayout::paged, sm_count, t).splits;
+      const Stat st =
+          ok ? sample(*be, rb::Path::fused, w.replicas, rb::CacheState::cold, 30) : Stat{};
+      const double tbps = ok ? kv_bytes / st.min / 1e12 : 0.0;
+      std::printf(
+          "b1 kv=%-5s B=%2d D=%3d spec=%-22s L=%7lld reps=%2d min=%8.2f us med=%8.2f us "
+          "%6.3f TB/s splits=%3d err=%.2g %s\n",
+          kv.c_str(), w.shape.batch, w.shape.head_dim, spec.c_str(), (long long)w.length,
+          w.replicas, st.min * 1e6, st.median * 1e6, tbps, splits, err, ok ? "ok" : "FAIL");
+      std::fflush(stdout);
+      csv << kv << "," << w.shape.batch << "," << w.shape.head_dim << ",\"" << spec << "\","
+          << w.length << "," << w.replicas << "," << st.n << "," << st.min * 1e6 << ","
+          << st.median * 1e6 << "," << tbps << "," << splits << "," << err << "\n";
+      csv.flush();
+    }
+    be->retune(rb::cuda::Tuning{});
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "bench";
   try {
     if (mode == "sanitize") return sanitize(argc > 2 ? argv[2] : nullptr);
     if (mode == "profile") return profile();
+    if (mode == "b1" && argc > 2)
+      return b1(argv[2], std::vector<std::string>(argv + 3, argv + argc));
     if (mode == "bench") return bench(argc > 2 ? argv[2] : "cuda_variants.csv");
-    std::cerr << "usage: cuda_variants sanitize | bench [CSV] | profile\n";
+    std::cerr << "usage: cuda_variants sanitize | bench [CSV] | profile | b1 CSV SPEC...\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "cuda_variants: " << e.what() << "\n";

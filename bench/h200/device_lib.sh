@@ -21,7 +21,7 @@ export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 rb=$bin/readbench
 log=$out/device.log
 smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu --format=csv,noheader; }
-step() { echo "== $*" | tee -a "$log"; }
+step() { echo "== $(date +%T) $*" | tee -a "$log"; }
 gpu_tests() {
   step "gpu tests"
   timeout 120 "$bin/readbench_gpu_tests" > "$out/gpu_tests.log" 2>&1

@@ -1,12 +1,13 @@
 #pragma once
 // The decode-attention kernel both paths share. One thread block per (history split, KV head,
 // head tile, sequence) serves every query head of its KV head's group (GQA), so K/V are read
-// once per group. Each warp streams tiles of 16 tokens (8 for 1 KiB rows) through its own
-// cp.async pipeline: 16-byte loads, every load instruction covering whole 128-byte lines of
-// K/V rows, `STAGES - 1` tiles in flight while one is computed, block-table entries fetched a
-// tile ahead. Each warp keeps an online softmax (running max, running sum, f32 accumulator);
-// the warps merge in shared memory and, when the history is split across thread blocks
-// (flash-decoding), the last block of a split row to finish merges the splits.
+// once per group. Each warp streams tiles of 16 tokens (the CUDA-core kernel: at most 4 KiB of
+// K a tile, so 8 tokens of f32 D = 128) through its own cp.async pipeline: 16-byte loads, every
+// load instruction covering whole 128-byte lines of K/V rows, `STAGES - 1` tiles in flight while
+// one is computed, block-table entries fetched a tile ahead. Each warp keeps an online softmax
+// (running max, running sum, f32 accumulator); the warps merge in shared memory and, when the
+// history is split across thread blocks (flash-decoding), the last block of a split row to
+// finish merges the splits.
 //
 // Two policies make the variants:
 //   Rows (rows.cuh): PagedRows walks the block table (the fused path); ContiguousRows reads the

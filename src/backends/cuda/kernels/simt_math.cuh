@@ -15,9 +15,13 @@ namespace readbench::cuda::kernels {
 
 // CUDA cores, any dtype; the f32 path (f32 has no tensor-core format precise enough for 1e-5),
 // with K/V in q's type or in e4m3 (Kv). kLanes lanes share one token row (16 bytes each, kPerLane
-// chunks when the row is longer than a warp's 512 bytes); the warp handles 32 / kLanes tokens at a
-// time. Dot products reduce over the row's lanes by shuffles; the softmax runs on groups of 4
-// tokens.
+// chunks when the row is longer than the lanes' 16 bytes each); the warp handles 32 / kLanes
+// tokens at a time. Dot products reduce over the row's lanes by shuffles; the softmax runs on
+// groups of up to 4 tokens.
+//
+// A tile holds at most 4 KiB of K (and as much of V), so that a stage is at most 8 KiB and a
+// four-warp block keeps three stages (two in flight) in 96 KiB: two blocks an SM, as the bf16
+// tensor-core kernel (f32 rows of 512 bytes read 8 tokens a tile, 1 KiB rows 4).
 template <class T_, int D_, int kHeads_, class Kv_ = T_>
 struct SimtMath {
   using T = T_;
@@ -26,13 +30,22 @@ struct SimtMath {
   static constexpr int kHeads = kHeads_;
   static constexpr int kVec = chunk_elements<Kv>();  // K/V elements per chunk
   static constexpr int kRowChunks = D / kVec;        // chunks per token row
-  static constexpr int kLanes = kRowChunks < kWarp ? kRowChunks : kWarp;
+  // Lanes a token row: enough that a lane holds at most 64 / kHeads of the row's d's (q and the
+  // accumulator of every head stay in registers), at least 8 (a quarter warp reads 128
+  // contiguous bytes of a row), at most the row's chunks and a warp.
+  static constexpr int kLanesForRegs = D * kHeads / 64;
+  static constexpr int kLanesMin = kRowChunks < 8 ? kRowChunks : 8;
+  static constexpr int kLanesWanted = kLanesForRegs > kLanesMin ? kLanesForRegs : kLanesMin;
+  static constexpr int kLanesMax = kRowChunks < kWarp ? kRowChunks : kWarp;
+  static constexpr int kLanes = kLanesWanted < kLanesMax ? kLanesWanted : kLanesMax;
   static constexpr int kPerLane = kRowChunks / kLanes;  // chunks per token per lane
   static constexpr int kTokensAtOnce = kWarp / kLanes;
-  static constexpr int kTile = D * int(sizeof(Kv)) > 512 ? 8 : 16;  // stage <= 16 KiB a warp
-  static constexpr int kTokens = kTile / kTokensAtOnce;             // tokens per lane per tile
-  static constexpr int kGroup = kTokens < 4 ? kTokens : 4;          // tokens per softmax update
-  static constexpr int kElems = kPerLane * kVec;                    // d values per lane
+  static constexpr int kTileMax = 4096 / (D * int(sizeof(Kv)));  // tokens in 4 KiB of K
+  static constexpr int kTile = kTileMax < 16 ? kTileMax : 16;
+  static constexpr int kTokens = kTile / kTokensAtOnce;     // tokens per lane per tile
+  static constexpr int kGroup = kTokens < 4 ? kTokens : 4;  // tokens per softmax update
+  static constexpr int kElems = kPerLane * kVec;            // d values per lane
+  static_assert(kTokens >= 1 && kTile % kTokensAtOnce == 0, "whole steps of the warp a tile");
   using Tile = StagedTile<kRowChunks>;
 
   float q[kHeads][kElems];
