@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The CUDA-core (f32) kernel's tile and lane rules on the H200: binaries of several builds
 # carried in .scratch/rbx/rb.tar.xz, one folder each (old/, a/, b/: readbench and
-# readbench_gpu_tests; bench/h200/f32_build.sh makes them from HEAD and the patches in
-# pending/), unpacked by device_lib.sh into /tmp/rb.
+# readbench_gpu_tests; run 16 built them with f32_build.sh and the patches of pending/, both in
+# commit ae622b8 and removed once build b became the product), unpacked by device_lib.sh into
+# /tmp/rb.
 # Checks each candidate first (GPU tests; verify of f32 q with K/V in f32 and in e4m3, head dims
 # 64/128/256, GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000, 65537), then times the builds
 # interleaved (each round runs every build once per shape) and, last, runs compute-sanitizer's
