@@ -246,8 +246,10 @@ int profile() {
 }
 
 // The fused read's short-call shapes under each tuning spec, cold, graph replay of one call per
-// replica (as readbench's sweep does): B=1 over L = 1024..131072 (x2) with bf16 and e4m3 K/V (the
-// points of the fixed + marginal fit, made offline), B=32 L=1024 and head dim 64 B=32 L=4096.
+// replica, replicas up to 256 MiB (so a sample of one call, with its launch, from 256 MiB a call
+// on; readbench's sweep batches more): B=1 over L = 1024..131072 (x2) with bf16 and e4m3 K/V (the
+// points of the fixed + marginal fit, made offline), B=32 L=1024, head dim 64 B=32 L=4096 and
+// L=1024.
 int b1(const char* csv_path, const std::vector<std::string>& specs) {
   auto be = rb::cuda::make_tunable_cuda_backend(0, rb::cuda::Tuning{});
   const int sm_count = be->gpu_info()->sm_count;

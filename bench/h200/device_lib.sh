@@ -35,7 +35,7 @@ verify_all() {
     for b in 1 7; do
       timeout 120 "$rb" verify --backend cuda --q-heads "$1" --kv-heads "$2" -b "$b" \
         --lengths 1,16,17,1000,65537 >> "$out/verify.log" 2>&1
-      echo "verify Hq=$1 Hkv=$2 B=$b rc=$? fails=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
+      echo "verify Hq=$1 Hkv=$2 B=$b rc=$? fails so far=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
     done
   done
 }

@@ -21,7 +21,7 @@ for dim in 64 256; do
     set -- $heads
     timeout 120 "$rb" verify --backend cuda --dtypes f32 --head-dim "$dim" --q-heads "$1" \
       --kv-heads "$2" -b 7 --lengths 1,16,17,1000,65537 >> "$out/verify.log" 2>&1
-    echo "verify f32 D=$dim Hq=$1 Hkv=$2 B=7 rc=$? fails=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
+    echo "verify f32 D=$dim Hq=$1 Hkv=$2 B=7 rc=$? fails so far=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
   done
 done
 step "compute-sanitizer over the CUDA-core kernels"
@@ -53,9 +53,10 @@ shape bf16-b1 -b 1 -L 1024:131072:x2 --path fused --fit-from 1024
 shape fp8-b1 -b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
 shape bf16-b1-long -b 1 -L 4096:262144:x2 --path fused
 step "plain readbench run"
-start=$(date +%s.%N)
+start=$(date +%s%N)
 timeout 200 "$rb" run --json "$out/plain.json" > "$out/plain.txt" 2>&1
-echo "plain run rc=$? wall $(echo "$(date +%s.%N) - $start" | bc) s" | tee -a "$log"
+rc=$?
+echo "plain run rc=$rc wall $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$log"
 step "ncu: the decode kernel's own duration at the short shapes (verify's calls, one each)"
 for shape in "-b 1 --lengths 1024" "-b 1 --lengths 16384" "-b 32 --lengths 1024"; do
   timeout 90 ncu --clock-control none --kernel-name regex:decode_kernel \

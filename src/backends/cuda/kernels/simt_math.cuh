@@ -19,9 +19,10 @@ namespace readbench::cuda::kernels {
 // tokens at a time. Dot products reduce over the row's lanes by shuffles; the softmax runs on
 // groups of up to 4 tokens.
 //
-// A tile holds at most 4 KiB of K (and as much of V), so that a stage is at most 8 KiB and a
-// four-warp block keeps three stages (two in flight) in 96 KiB: two blocks an SM, as the bf16
-// tensor-core kernel (f32 rows of 512 bytes read 8 tokens a tile, 1 KiB rows 4).
+// A tile holds at most 4 KiB of K (and as much of V), so a stage is at most 8 KiB: f32 rows of
+// 512 bytes take 8 tokens a tile, 1 KiB rows 4, and with the kernels' stage rule a four-warp
+// block keeps three 8 KiB stages (two in flight) in 96 KiB, two blocks an SM, as the bf16
+// tensor-core kernel; e4m3 rows take 16 tokens in smaller stages, and more of them.
 template <class T_, int D_, int kHeads_, class Kv_ = T_>
 struct SimtMath {
   using T = T_;
@@ -30,9 +31,10 @@ struct SimtMath {
   static constexpr int kHeads = kHeads_;
   static constexpr int kVec = chunk_elements<Kv>();  // K/V elements per chunk
   static constexpr int kRowChunks = D / kVec;        // chunks per token row
-  // Lanes a token row: enough that a lane holds at most 64 / kHeads of the row's d's (q and the
-  // accumulator of every head stay in registers), at least 8 (a quarter warp reads 128
-  // contiguous bytes of a row), at most the row's chunks and a warp.
+  // Lanes a token row: D * kHeads / 64, so that a lane holds about 64 / kHeads of the row's d's for
+  // each of q and the accumulator; at least 8 (a quarter warp reads 128 contiguous bytes of a
+  // row) or the row's chunks where it has fewer; at most the row's chunks and a warp. A chunk of
+  // e4m3 holds 16 d's, so with eight heads a lane holds 16 d's a head and the kernel spills.
   static constexpr int kLanesForRegs = D * kHeads / 64;
   static constexpr int kLanesMin = kRowChunks < 8 ? kRowChunks : 8;
   static constexpr int kLanesWanted = kLanesForRegs > kLanesMin ? kLanesForRegs : kLanesMin;
@@ -46,6 +48,9 @@ struct SimtMath {
   static constexpr int kGroup = kTokens < 4 ? kTokens : 4;  // tokens per softmax update
   static constexpr int kElems = kPerLane * kVec;            // d values per lane
   static_assert(kTokens >= 1 && kTile % kTokensAtOnce == 0, "whole steps of the warp a tile");
+  static_assert(kRowChunks % kLanes == 0, "a row's chunks split evenly between its lanes");
+  static_assert((kLanes & (kLanes - 1)) == 0, "the shuffle reductions halve the lane count");
+  static_assert(kTokens % kGroup == 0, "whole softmax groups a tile");
   using Tile = StagedTile<kRowChunks>;
 
   float q[kHeads][kElems];
