@@ -90,7 +90,7 @@ struct Tuning {
   bool graph_replay = true;     // time_calls replays a captured graph of the calls
 #if defined(READBENCH_BENCH_VARIANTS)
   int warps = 4;              // warps a block: 4, or 8 (two stages; for stages <= 8 KiB)
-  int stages = 0;             // cp.async depth: 0 by block shape (bf16 D=128 variants: 2, 4)
+  int stages = 0;             // cp.async depth: 0 by block shape (bf16 D=128 variants: 2, 4, 6)
   int kv_per_block = 1;       // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
   bool simt_half = false;     // bf16 D=128 through the CUDA-core kernel instead of mma
   bool flush_read = false;    // cold flush also streams a second L2-sized buffer (clean L2)

@@ -25,6 +25,8 @@ DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t) {
       return decode_kernel_entry<M, PagedRows, 4, 2>();
     case 44:
       return decode_kernel_entry<M, PagedRows, 4, 4>();
+    case 46:  // five tiles in flight a warp, one block an SM (192 KiB)
+      return decode_kernel_entry<M, PagedRows, 4, 6>();
     case 83:
       return decode_kernel_entry<M, PagedRows, 8, 3>();  // sm_90 only (192 KiB)
     default:
@@ -39,7 +41,8 @@ DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t) {
 
 DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t) {
 #if defined(READBENCH_BENCH_VARIANTS)
-  if (p.dtype == DType::bf16 && p.head_dim == 128) return find_bf16_d128_variant(p, t);
+  if (p.dtype == DType::bf16 && p.kv_dtype == DType::bf16 && p.head_dim == 128)
+    return find_bf16_d128_variant(p, t);
 #endif
   return kernels::find_decode_kernel<kernels::PagedRows>(p, t);
 }
