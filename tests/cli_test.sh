@@ -306,16 +306,16 @@ grep -q 'the grid stopped at its max_length bound' "$WORK/out" &&
   pass "the table names the bound that stopped the grid" ||
   fail "the table names the bound that stopped the grid" "$(head -c 300 "$WORK/out")"
 
-# A version 2 report (written before K/V had a type of their own) is still read; version 1 is
+# A version 3 report (written before plugins and sampling rounds) is still read; version 2 is
 # refused, naming the versions this build reads.
-V2="$(dirname "$SCHEMA")/../bench/baseline/cpu-default.json"
-expect_ok "fit reads a version 2 report" "$BIN" fit --json v2fit.json "$V2"
-expect_json "a version 2 report's fits carry fixed and marginal costs" v2fit.json \
+V3="$(dirname "$SCHEMA")/../bench/h200/results/run11-fp8/bf16-b32.json"
+expect_ok "fit reads a version 3 report" "$BIN" fit --json v3fit.json "$V3"
+expect_json "a version 3 report's fits carry fixed and marginal costs" v3fit.json \
   'all(x["fit"]["marginal_s"] > 0 and "fixed_s" in x["fit"] for x in r)'
-expect_ok "check reads version 2 reports" "$BIN" check "$V2" --baseline "$V2"
-V1="$(dirname "$SCHEMA")/../bench/cpu/789109b/repeat5/run1.json"
-expect_usage_error "a version 1 report is refused" "$BIN" fit "$V1"
-grep -q 'schema_version 1 is not one this readbench reads (2 to 4)' "$WORK/err" &&
+expect_ok "check reads version 3 reports" "$BIN" check "$V3" --baseline "$V3"
+V2="$(dirname "$SCHEMA")/../bench/cpu/13af518/repeat5/run1.json"
+expect_usage_error "a version 2 report is refused" "$BIN" fit "$V2"
+grep -q 'schema_version 2 is not one this readbench reads (3 to 5)' "$WORK/err" &&
   pass "the refusal names the version and those read" ||
   fail "the refusal names the version and those read" "$(head -c 300 "$WORK/err")"
 

@@ -96,9 +96,9 @@ TEST_CASE("config counts must be whole numbers that fit their field") {
 }
 
 TEST_CASE("schema_version 1.5 or 1e308 and n_points 1e308 are refused naming the field") {
-  CHECK(has(report_error(edited("\"schema_version\":4", "\"schema_version\":1.5")),
+  CHECK(has(report_error(edited("\"schema_version\":5", "\"schema_version\":1.5")),
             "r.json: schema_version 1.5 is not one this readbench reads"));
-  CHECK(has(report_error(edited("\"schema_version\":4", "\"schema_version\":1e308")),
+  CHECK(has(report_error(edited("\"schema_version\":5", "\"schema_version\":1e308")),
             "r.json: schema_version"));
   const std::string msg = report_error(edited("\"n_points\":", "\"n_points\":1e308,\"y\":"));
   CHECK(has(msg, "r.json: results["));

@@ -221,7 +221,7 @@ TEST_CASE("a report of a stopped run says incomplete with the signal, and reads 
   CHECK(back.incompleteness() == "incomplete: stopped by SIGHUP");
 }
 
-TEST_CASE("a report without the complete field reads as complete; a malformed one is refused") {
+TEST_CASE("a report without the complete field reads as complete and a malformed one is refused") {
   nlohmann::json j = nlohmann::json::parse(readbench::test::synthetic_report().dump());
   j.erase("complete");
   CHECK(report_from_json(j, "old.json").complete);

@@ -56,7 +56,7 @@ TEST_CASE("a seed takes the whole unsigned 64-bit range and nothing past it") {
   CHECK(has(seed_problem("1e3"), "is not"));
 }
 
-TEST_CASE("numbers: inf, nan, 1e309 and empty are refused; bounds are checked") {
+TEST_CASE("numbers: inf, nan, 1e309 and empty are refused and bounds are checked") {
   for (const char* ok : {"0.5", "1e-3", "2", ".5", "1e308"})
     CHECK(number_problem(ok, NumberBound::positive).empty());
   for (const char* bad : {"inf", "-inf", "nan", "infinity", "1e309", "-1e309"})

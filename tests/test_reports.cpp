@@ -537,12 +537,12 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
     spoil(j);
     return error_message([&] { parse_report(j.dump(), "base.json"); });
   };
-  CHECK(refused([](Json& j) { j["schema_version"] = 5; }) ==
-        "base.json: schema_version 5 is not one this readbench reads (2 to 4)");
+  CHECK(refused([](Json& j) { j["schema_version"] = 6; }) ==
+        "base.json: schema_version 6 is not one this readbench reads (3 to 5)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1.5; }) ==
-        "base.json: schema_version 1.5 is not one this readbench reads (2 to 4)");
+        "base.json: schema_version 1.5 is not one this readbench reads (3 to 5)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1e308; }) ==
-        "base.json: schema_version 1e+308 is not one this readbench reads (2 to 4)");
+        "base.json: schema_version 1e+308 is not one this readbench reads (3 to 5)");
   CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
         "base.json: report.schema_version is missing");
   CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==
@@ -585,24 +585,28 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
         }).rfind("a.json: malformed JSON", 0) == 0);
 }
 
-TEST_CASE("a version 2 report is read with K/V in its dtype; version 1 is refused") {
-  // Version 2 had no K/V storage type: its K/V were in `dtype`.
+TEST_CASE("version 3 and 4 reports are read as sampled in one round, and version 2 is refused") {
+  // Version 4 had no sampling rounds; version 3 also had no plugins.
   Json j = synthetic_report();
-  j["schema_version"] = 2;
-  for (const char* k : {"kv_dtype", "kv_scale", "kv_scale_granularity"}) j["config"].erase(k);
+  j["config"].erase("rounds");
   for (Json& r : j["results"])
-    for (Json& c : r["checks"]) c.erase("kv_dtype");
-  const Report v2 = parse_report(j.dump(), "v2.json");
-  const Report v3 = parse_report(synthetic_report().dump(), "v3.json");
-  CHECK(v2.schema_version == 2);
+    for (Json& p : r["points"]) p.erase("rounds");
+  j["schema_version"] = 4;
+  const Report v4 = parse_report(j.dump(), "v4.json");
+  j["config"].erase("plugins");
+  j["schema_version"] = 3;
+  const Report v3 = parse_report(j.dump(), "v3.json");
+  const Report v5 = parse_report(synthetic_report().dump(), "v5.json");
   CHECK(v3.schema_version == 3);
-  CHECK(v2.config == v3.config);  // the same workload: check and compare accept the pair
-  REQUIRE(v2.find("cpu", "fused"));
-  CHECK(v2.find("cpu", "fused")->fit->power.exponent ==
-        v3.find("cpu", "fused")->fit->power.exponent);
-  j["schema_version"] = 1;
-  CHECK(error_message([&] { parse_report(j.dump(), "v1.json"); }) ==
-        "v1.json: schema_version 1 is not one this readbench reads (2 to 4)");
+  CHECK(v4.schema_version == 4);
+  CHECK(v5.schema_version == 5);
+  CHECK(v3.config == v5.config);  // the same workload: check and compare accept the pair
+  REQUIRE(v3.find("cpu", "fused"));
+  CHECK(v3.find("cpu", "fused")->fit->power.exponent ==
+        v5.find("cpu", "fused")->fit->power.exponent);
+  j["schema_version"] = 2;
+  CHECK(error_message([&] { parse_report(j.dump(), "v2.json"); }) ==
+        "v2.json: schema_version 2 is not one this readbench reads (3 to 5)");
 }
 
 TEST_CASE("a report with fp8 K/V names both dtypes and the scale in its workload") {

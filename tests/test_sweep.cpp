@@ -40,7 +40,11 @@ struct Script {
   // A call at history L takes per_token_s * L: t = c * L, exponent one.
   double gather_per_token_s = 3e-6;
   double fused_per_token_s = 1e-6;
-  double fixed_s = 0;                     // added to every call: t = fixed + per_token * L
+  double fixed_s = 0;  // added to every call: t = fixed + per_token * L
+  // From the `later_from_ceiling`-th ceiling measurement on (1 = the first), every call takes
+  // later_fixed_s + later_per_token_s * L instead, both paths: a machine that changed speed.
+  int later_from_ceiling = 0;  // 0: never
+  double later_fixed_s = 0, later_per_token_s = 0;
   std::int64_t memory_bytes = 1ll << 40;  // what memory_available_bytes() says
   double prepare_sleep_s = 0;             // wall time each prepare() takes
   std::vector<double> read_gbps_runs;     // successive ceilings, where they change
@@ -63,10 +67,11 @@ struct Script {
 
 // What one fake backend was asked; it outlives the backend, which the sweep owns.
 struct Log {
-  std::map<Path, int> time_calls;        // per path
-  std::vector<int> prepared_replicas;    // per prepare(), in order
-  std::int64_t most_workload_bytes = 0;  // the largest workload prepared
-  bool met = false;                      // Script::meet: every other fake arrived in time
+  std::map<Path, int> time_calls;              // per path
+  std::vector<int> prepared_replicas;          // per prepare(), in order
+  std::vector<std::int64_t> prepared_lengths;  // per prepare(), in order
+  std::int64_t most_workload_bytes = 0;        // the largest workload prepared
+  bool met = false;                            // Script::meet: every other fake arrived in time
 };
 
 class FakeBackend : public Backend {
@@ -84,6 +89,7 @@ class FakeBackend : public Backend {
       request_interrupt(SIGTERM);
       throw_if_interrupted();
     }
+    ++ceilings_measured_;
     const double read = ceiling_calls_ < script_.read_gbps_runs.size()
                             ? script_.read_gbps_runs[ceiling_calls_++]
                             : script_.read_gbps;
@@ -95,6 +101,7 @@ class FakeBackend : public Backend {
 
   void prepare(HostWorkload&& w) override {
     log_.prepared_replicas.push_back(w.workload.replicas);
+    log_.prepared_lengths.push_back(w.workload.length);
     log_.most_workload_bytes = std::max(log_.most_workload_bytes, workload_bytes(w.workload));
     if (script_.prepare_sleep_s > 0)
       std::this_thread::sleep_for(std::chrono::duration<double>(script_.prepare_sleep_s));
@@ -124,7 +131,10 @@ class FakeBackend : public Backend {
     if (work_->workload.length == script_.interrupt_at_length) request_interrupt(SIGINT);
     const double per_token =
         p == Path::gather ? script_.gather_per_token_s : script_.fused_per_token_s;
-    return calls * (script_.fixed_s + per_token * double(work_->workload.length));
+    const double length = double(work_->workload.length);
+    if (script_.later_from_ceiling > 0 && ceilings_measured_ >= script_.later_from_ceiling)
+      return calls * (script_.later_fixed_s + script_.later_per_token_s * length);
+    return calls * (script_.fixed_s + per_token * length);
   }
 
  private:
@@ -133,6 +143,7 @@ class FakeBackend : public Backend {
   Log& log_;
   std::unique_ptr<HostWorkload> work_;
   std::size_t ceiling_calls_ = 0;
+  int ceilings_measured_ = 0;
   bool arrived_ = false;
 };
 
@@ -514,6 +525,124 @@ TEST_CASE("an explicit grid times every length and records so") {
   }
 }
 
+// --- sampling rounds -------------------------------------------------------------------------
+
+namespace {
+
+// The lengths prepared for timing: what came after the verification's prepares.
+std::vector<std::int64_t> timing_prepares(const Log& log, std::size_t checks) {
+  return {log.prepared_lengths.begin() + std::ptrdiff_t(checks), log.prepared_lengths.end()};
+}
+
+}  // namespace
+
+TEST_CASE("later rounds sample every point again, longest then shortest first, and keep it all") {
+  Fakes one, three;
+  one.scripts["cpu"];
+  three.scripts["cpu"];
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  c.rounds = 1;
+  const RunResult single = run_sweep(c, {}, one.factory());
+  c.rounds = 3;
+  const RunResult run = run_sweep(c, {}, three.factory());
+  // Round 1 walks up; round 2 starts where it ended (no prepare) and walks down; round 3 up.
+  const std::size_t checks = one.logs["cpu"].prepared_lengths.size() - 3;
+  CHECK(timing_prepares(one.logs["cpu"], checks) == std::vector<std::int64_t>{16, 64, 256});
+  CHECK(timing_prepares(three.logs["cpu"], checks) ==
+        std::vector<std::int64_t>{16, 64, 256, 64, 16, 64, 256});
+  CHECK(backend_of(single, "cpu").ceilings_between.empty());
+  CHECK(backend_of(run, "cpu").ceilings_between.size() == 2);
+  for (const Path& p : {Path::gather, Path::fused}) {
+    const PathResult& r = result_of(run, "cpu", p);
+    const PathResult& r1 = result_of(single, "cpu", p);
+    REQUIRE(r.points.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(r1.points[i].measurement.rounds == 1);
+      CHECK(r.points[i].measurement.rounds == 3);
+      // At least one more clean sample a later round, all of them summarized.
+      CHECK(r.points[i].measurement.per_call.count >= r1.points[i].measurement.per_call.count + 2);
+      CHECK(std::size_t(r.points[i].measurement.per_call.count) ==
+            r.points[i].measurement.clean_samples.size());
+    }
+  }
+}
+
+TEST_CASE("a point's time comes from every round: a first round on a slow machine is outweighed") {
+  // Until the third ceiling measurement (the one after round 2) calls take twice as long.
+  Fakes fakes;
+  Script& s = fakes.scripts["cpu"];
+  s.gather_per_token_s = s.fused_per_token_s = 2e-6;
+  s.later_from_ceiling = 3;
+  s.later_per_token_s = 1e-6;
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  c.rounds = 3;
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  c.rounds = 2;  // the machine is still slow in round 2
+  Fakes slow;
+  slow.scripts["cpu"] = s;
+  const RunResult two = run_sweep(c, {}, slow.factory());
+  for (const Path& p : {Path::gather, Path::fused}) {
+    for (const PointResult& pt : result_of(run, "cpu", p).points) {
+      CHECK(pt.seconds == doctest::Approx(1e-6 * double(pt.length)).epsilon(1e-12));
+      CHECK(pt.measurement.per_call.max == doctest::Approx(2e-6 * double(pt.length)));
+      CHECK(pt.gbps == doctest::Approx(double(pt.bytes.total()) / pt.seconds / 1e9));
+    }
+    for (const PointResult& pt : result_of(two, "cpu", p).points)
+      CHECK(pt.seconds == doctest::Approx(2e-6 * double(pt.length)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("a grid judged at its asymptote in round 1 but not over every round grows on") {
+  // Round 1: t = 1 us * L, at the asymptote over 16..1024. From round 3 the calls cost
+  // 200 us + 0.1 us * L: over every round the short lengths are far from length-dependent.
+  Fakes fakes;
+  Script& s = fakes.scripts["cpu"];
+  s.gather_per_token_s = s.fused_per_token_s = 1e-6;
+  s.later_from_ceiling = 3;
+  s.later_fixed_s = 2e-4;
+  s.later_per_token_s = 1e-7;
+  SweepConfig c = auto_sweep();
+  c.rounds = 3;
+  c.max_length = 65536;
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  for (const Path& p : {Path::gather, Path::fused}) {
+    const PathResult& r = result_of(run, "cpu", p);
+    CHECK(lengths_of(r).size() > 4);  // past the 1024 where round 1 stopped
+    CHECK(r.grid_stop != GridStop::not_timed);
+    for (const PointResult& pt : r.points) CHECK(pt.measurement.rounds == 3);
+    REQUIRE(r.fit);
+    CHECK(r.fit->asymptote_reached == (r.grid_stop == GridStop::reached));
+  }
+}
+
+TEST_CASE("an auto grid starts no sampling round that would end past --sweep-budget") {
+  // Each prepare takes 40 ms: a later round re-prepares every length but one.
+  Fakes fakes;
+  fakes.scripts["cpu"].prepare_sleep_s = 0.04;
+  SweepConfig c = auto_sweep();
+  c.rounds = 5;
+  c.max_length = 256;
+  c.sweep_budget_s = 0.45;
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  const PathResult& r = result_of(run, "cpu", Path::fused);
+  REQUIRE_FALSE(r.points.empty());
+  const int rounds = r.points.front().measurement.rounds;
+  CHECK(rounds < 5);
+  for (const PointResult& pt : r.points) CHECK(pt.measurement.rounds == rounds);
+  CHECK(backend_of(run, "cpu").ceilings_between.size() == std::size_t(rounds - 1));
+}
+
+TEST_CASE("--rounds is between 1 and 100") {
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  for (int bad : {0, -1, kMaxRounds + 1}) {
+    c.rounds = bad;
+    CHECK(error_message([&] { validate(c); }) ==
+          "--rounds must be between 1 and 100, got " + std::to_string(bad));
+  }
+  c.rounds = kMaxRounds;
+  CHECK_NOTHROW(validate(c));
+}
+
 TEST_CASE("auto grid options are validated") {
   SweepConfig c = auto_sweep();
   c.max_length = 8;
@@ -537,6 +666,7 @@ TEST_CASE("a quiet run is clean, and its ceiling is the best of every measuremen
   const BackendResult& cpu = backend_of(run, "cpu");
   CHECK(cpu.ceilings_before.size() == kCeilingRoundsBefore);
   CHECK(cpu.ceilings_after.size() == kCeilingRoundsAfter);
+  CHECK(cpu.ceilings_between.size() == kDefaultRounds - 1);
   CHECK(cpu.bandwidths.read_gbps == 10.0);
   for (const PointResult& p : result_of(run, "cpu", Path::fused).points)
     CHECK(p.ceiling_fraction == doctest::Approx(p.gbps / 10.0).epsilon(1e-12));
@@ -544,7 +674,8 @@ TEST_CASE("a quiet run is clean, and its ceiling is the best of every measuremen
 
 TEST_CASE("a read ceiling that moved by more than 30% during the sweep marks the run") {
   Fakes fakes;
-  fakes.scripts["cpu"].read_gbps_runs = {20, 19, 12, 11};
+  // Two before the sweep, one after each of the two later rounds, two after the sweep.
+  fakes.scripts["cpu"].read_gbps_runs = {20, 19, 15, 14, 12, 11};
   const RunResult run = run_sweep(small_sweep(BackendChoice::cpu), {}, fakes.factory());
   CHECK(run.quality.contended);
   REQUIRE(run.quality.reasons.size() == 1);

@@ -354,7 +354,7 @@ TEST_CASE("fp8_e4m3 stores K/V only: q's parser refuses it and says where it bel
   CHECK(error_message([] { parse_query_dtype("int8"); }).find("int8") != std::string::npos);
 }
 
-TEST_CASE("K/V are stored in the query's type or in e4m3; other pairs name both types") {
+TEST_CASE("K/V are stored in the query's type or in e4m3, and other pairs name both types") {
   for (DType t : {DType::f32, DType::f16, DType::bf16}) {
     CHECK_NOTHROW(validate_dtypes(t, t));
     CHECK_NOTHROW(validate_dtypes(t, DType::e4m3));
@@ -421,7 +421,7 @@ TEST_CASE("e4m3 rounds to the nearest code, ties to even, and saturates at 448")
   CHECK((float_to_e4m3_bits(std::numeric_limits<float>::quiet_NaN()) & 0x7f) == 0x7f);
 }
 
-TEST_CASE("e4m3 K/V hold the inputs over their scale in one byte each; q stays in its type") {
+TEST_CASE("e4m3 K/V hold the inputs over their scale in one byte each, and q stays in its type") {
   const Workload w{small_shape(), DType::bf16, 10, 2, 11, DType::e4m3};
   const Workload same{small_shape(), DType::bf16, 10, 2, 11, std::nullopt};
   CHECK(w.kv_dtype() == DType::e4m3);

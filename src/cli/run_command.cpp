@@ -177,6 +177,12 @@ void setup_run_command(CLI::App& app, int& exit_code) {
                   "With --lengths auto: seconds per backend after which no new length starts")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
+  sub->add_option("--rounds", o->config.rounds,
+                  "Sampling rounds: after the first, every point is sampled again in each round "
+                  "(longest and shortest first in turn) and its time is taken over all of them, "
+                  "so a machine that drifts during the run moves every length alike (1: one pass)")
+      ->check(integer_in(1, kMaxRounds))
+      ->capture_default_str();
   add_shape_options(sub, o->config.shape);
   sub->add_option(
          "--dtype", o->dtype,

@@ -25,6 +25,9 @@ constexpr std::int64_t kAutoFirstLength = 16;
 constexpr std::int64_t kAutoLengthFactor = 4;
 // At most this share of the memory available when a backend opens goes to one workload.
 constexpr double kAutoMemoryShare = 0.5;
+// Sampling rounds by default, and at most (--rounds).
+constexpr int kDefaultRounds = 3;
+constexpr int kMaxRounds = 100;
 
 struct SweepConfig {
   BackendChoice backend = BackendChoice::auto_;
@@ -33,6 +36,9 @@ struct SweepConfig {
   std::vector<std::int64_t> lengths;  // an explicit grid, increasing
   std::int64_t max_length = 4194304;  // auto grid: the longest length it may time
   double sweep_budget_s = 120;        // auto grid: seconds per backend before no new length starts
+  // Sampling rounds over the whole grid: the first grows it, each later one samples every
+  // point again in the opposite order (sweep.cpp), so drift during a run moves every length.
+  int rounds = kDefaultRounds;
   Shape shape;
   DType dtype = DType::bf16;        // q and the output
   std::optional<DType> kv_storage;  // K/V; empty: dtype
@@ -96,6 +102,7 @@ struct BackendResult {
   std::string reason;
   Bandwidths bandwidths;                                    // the best of every measurement below
   std::vector<Bandwidths> ceilings_before, ceilings_after;  // each measurement, in order
+  std::vector<Bandwidths> ceilings_between;                 // one after each later sampling round
   std::vector<std::string> device_conditions;  // other work seen on the device, one line each
   std::optional<GpuInfo> gpu;
   double timer_resolution_s = 0;

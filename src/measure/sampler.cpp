@@ -15,6 +15,16 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
+// The summary over every round's samples. Too few clean samples to stand alone: the disturbed
+// ones are kept too, so the point is not empty, and the point says so.
+void summarize_rounds(Measurement& m, int floor_samples) {
+  m.disturbed = int(m.disturbed_samples.size());
+  m.contended = int(m.clean_samples.size()) < floor_samples && !m.disturbed_samples.empty();
+  std::vector<double> kept = m.clean_samples;
+  if (m.contended) kept.insert(kept.end(), m.disturbed_samples.begin(), m.disturbed_samples.end());
+  m.per_call = summarize(std::move(kept));
+}
+
 }  // namespace
 
 int calls_per_sample(double resolution_s, double call_s) {
@@ -78,15 +88,29 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
   }
   // A signal during the last sample may have cut its cache flush short (stream_bandwidth.cpp).
   throw_if_interrupted();
-  m.disturbed = int(disturbed.size());
-  // Too few clean samples to stand alone: keep the disturbed ones, so the point is not empty,
-  // and say so.
-  if (int(samples.size()) < floor_samples && !disturbed.empty()) {
-    m.contended = true;
-    samples.insert(samples.end(), disturbed.begin(), disturbed.end());
-  }
-  m.per_call = summarize(samples);
+  m.first_round_s = since(sampling_start);
+  m.clean_samples = std::move(samples);
+  m.disturbed_samples = std::move(disturbed);
+  summarize_rounds(m, floor_samples);
   return m;
+}
+
+void sample_again(Backend& backend, Path path, const SamplingPolicy& policy, double slice_s,
+                  Measurement& m) {
+  const auto start = Clock::now();
+  int clean = 0;
+  while (clean < 1 || since(start) < slice_s) {
+    throw_if_interrupted();
+    const double s =
+        backend.time_calls(path, m.calls_per_sample, policy.cache) / m.calls_per_sample;
+    const bool disturbed = backend.last_sample_disturbed();
+    (disturbed ? m.disturbed_samples : m.clean_samples).push_back(s);
+    clean += disturbed ? 0 : 1;
+    if (since(start) >= 2 * slice_s) break;  // a busy machine does not stretch the round
+  }
+  throw_if_interrupted();
+  ++m.rounds;
+  summarize_rounds(m, std::min(3, policy.min_samples));
 }
 
 }  // namespace readbench

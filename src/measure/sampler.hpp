@@ -25,6 +25,12 @@ struct Measurement {
   int disturbed = 0;
   // The budget ran out before enough clean samples: the disturbed ones are in per_call too.
   bool contended = false;
+  // Rounds this point was sampled in (interleaved rounds, sweep.cpp), and how long the first
+  // round's sampling took (warm-up and calibration left out): a later round's share of time.
+  int rounds = 1;
+  double first_round_s = 0;
+  // Per call, in the order taken: what per_call summarizes, kept so later rounds can add to it.
+  std::vector<double> clean_samples, disturbed_samples;
 };
 
 // Calls per sample so one sample spans at least 1000 timer ticks.
@@ -35,5 +41,11 @@ void validate(const SamplingPolicy& p);
 
 // Throws Interrupted (core/interrupt.hpp) between calls once a signal asks the run to stop.
 Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy);
+
+// Another round at a point measured before, on the workload it was measured on: samples of the
+// same batch for at least `slice_s` seconds and at least one clean sample (disturbed ones are
+// re-taken until 2 * slice_s), added to `m`, whose summary is then taken over every round.
+void sample_again(Backend& backend, Path path, const SamplingPolicy& policy, double slice_s,
+                  Measurement& m);
 
 }  // namespace readbench

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -167,6 +168,23 @@ struct GridBounds {
   }
 };
 
+// A point's time from its samples, and the figures that follow from it.
+void set_time(PointResult& p, const SweepConfig& c, const BackendResult& info) {
+  const SampleSummary& s = p.measurement.per_call;
+  p.seconds = c.statistic == Statistic::min ? s.min : s.median;
+  p.gbps = double(p.bytes.total()) / p.seconds / 1e9;
+  p.ceiling_fraction = p.gbps / info.bandwidths.read_gbps;
+}
+
+// A path whose call failed is untimed (its earlier points go: what it measured before is not a
+// read that works), and the failed call counts as a failed check.
+void fail_path(PathResult& r, const Workload& w, const std::string& why) {
+  r.checks.push_back(failed_check(w, r.path, why));
+  r.points.clear();
+  r.status = Status::failed;
+  r.reason = "its call failed at L=" + std::to_string(w.length) + ": " + why;
+}
+
 void time_point(Backend& backend, const SweepConfig& c, const BackendResult& info, Workload& tw,
                 PathResult& r, const std::function<bool(const Workload&)>& fits) {
   Measurement m = measure_point(backend, r.path, c.sampling);
@@ -192,9 +210,7 @@ void time_point(Backend& backend, const SweepConfig& c, const BackendResult& inf
   pt.replicas = tw.replicas;
   pt.measurement = m;
   pt.bytes = bytes_per_call(tw, r.path);
-  pt.seconds = c.statistic == Statistic::min ? m.per_call.min : m.per_call.median;
-  pt.gbps = double(pt.bytes.total()) / pt.seconds / 1e9;
-  pt.ceiling_fraction = pt.gbps / info.bandwidths.read_gbps;
+  set_time(pt, c, info);
   r.points.push_back(pt);
 }
 
@@ -224,6 +240,69 @@ void stop_backend(const SweepConfig& c, const BackendResult& info, std::vector<P
     if (r.status == Status::ok && r.grid_stop == GridStop::not_timed)
       r.grid_stop = GridStop::interrupted;
   fit_paths(c, info, mine);
+}
+
+// One length of the grid as the first round left it: its workload and the points timed on it.
+struct GridStep {
+  Workload workload;
+  double prepare_s = 0;                                     // building and uploading it, once
+  std::vector<std::pair<PathResult*, std::size_t>> points;  // path, index of its point
+};
+
+// A later round's time at one point: the first round's sampling time shared among the later
+// rounds, so all rounds together sample about twice as long as the first alone.
+double slice_s(const Measurement& m, const SweepConfig& c) {
+  return std::max(c.sampling.min_time_s, m.first_round_s / double(c.rounds - 1));
+}
+
+// The later rounds: every point sampled again, the grid walked longest first, then shortest
+// first, and so on (the workload a round ends on needs no new prepare), and the read ceiling
+// measured after each round. The machine's drift during the run then falls on every length,
+// not on whichever was timed while it lasted. An auto grid starts no round that would end past
+// --sweep-budget.
+void sample_rounds(Backend& backend, const SweepConfig& c, BackendResult& info,
+                   std::span<GridStep> steps, Clock::time_point backend_start,
+                   const std::function<void(const std::string&)>& say) {
+  if (steps.empty()) return;
+  // The backend holds the last step's workload (the grid prepares nothing after it).
+  std::size_t prepared = steps.size() - 1;
+  for (int round = 2; round <= c.rounds; ++round) {
+    for (GridStep& s : steps)  // a path whose call failed is timed no more
+      std::erase_if(s.points, [](const auto& pt) { return pt.first->status != Status::ok; });
+    double round_s = 0;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      if (k != prepared && !steps[k].points.empty()) round_s += steps[k].prepare_s;
+      for (const auto& [r, i] : steps[k].points) round_s += slice_s(r->points[i].measurement, c);
+    }
+    if (c.auto_lengths && since(backend_start) + round_s > c.sweep_budget_s) {
+      say("sampling round " + std::to_string(round) + " would end past --sweep-budget: not taken");
+      break;
+    }
+    say("sampling round " + std::to_string(round) + " of " + std::to_string(c.rounds));
+    const bool longest_first = round % 2 == 0;
+    for (std::size_t n = 0; n < steps.size(); ++n) {
+      const std::size_t k = longest_first ? steps.size() - 1 - n : n;
+      GridStep& s = steps[k];
+      if (s.points.empty()) continue;
+      throw_if_interrupted();
+      if (k != prepared) {
+        backend.prepare(make_host_workload(s.workload));
+        prepared = k;
+      }
+      for (const auto& [r, i] : s.points) {
+        if (r->status != Status::ok) continue;  // its call failed at this length just now
+        PointResult& p = r->points[i];
+        try {
+          sample_again(backend, r->path, c.sampling, slice_s(p.measurement, c), p.measurement);
+        } catch (const PluginFailure& e) {
+          fail_path(*r, s.workload, e.what());
+          continue;
+        }
+        set_time(p, c, info);
+      }
+    }
+    info.ceilings_between.push_back(backend.measure_bandwidths());
+  }
 }
 
 // `sharing`: backends swept at the same time, which split the host memory an auto grid may take.
@@ -294,52 +373,73 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     return !c.auto_lengths || !bounds.memory_stop(backend, tw);
   };
   double last_length_s = 0;
-  for (std::size_t step = 0; !active.empty(); ++step) {
-    if (!c.auto_lengths && step == c.lengths.size()) {
-      for (PathResult* r : active) r->grid_stop = GridStop::explicit_lengths;
-      break;
-    }
-    throw_if_interrupted();
-    std::int64_t len = c.auto_lengths ? kAutoFirstLength : c.lengths[step];
-    for (std::size_t i = 0; c.auto_lengths && i < step; ++i) len *= kAutoLengthFactor;
-    Workload tw = c.workload(len);
-    tw.replicas = c.sampling.cache == CacheState::hot
-                      ? 1
-                      : replicas_for(tw.kv_bytes_per_call(), backend.cache_bytes(),
-                                     backend.timer_resolution_s(), info.bandwidths.read_gbps);
-    if (c.auto_lengths) {
-      if (auto stop = bounds.stop_before(backend, tw, last_length_s)) {
-        for (PathResult* r : active) {
-          r->grid_stop = stop->first;
-          r->grid_reason = stop->second;
-        }
+  std::vector<GridStep> steps;  // what the later rounds sample again
+  std::size_t step = 0;
+  // The first round: the grid grows (or walks the explicit lengths) while paths are active.
+  const auto grow = [&] {
+    for (; !active.empty(); ++step) {
+      if (!c.auto_lengths && step == c.lengths.size()) {
+        for (PathResult* r : active) r->grid_stop = GridStop::explicit_lengths;
         break;
       }
-    }
-    const auto length_start = Clock::now();
-    backend.prepare(make_host_workload(tw));
-    for (PathResult* r : active) {
       throw_if_interrupted();
-      say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
-      try {
-        time_point(backend, c, info, tw, *r, fits_bounds);
-      } catch (const PluginFailure& e) {
-        // A failed path is untimed (its earlier points go: what it measured before is not a
-        // read that works), and the failed call counts as a failed check.
-        r->checks.push_back(failed_check(tw, r->path, e.what()));
-        r->points.clear();
-        r->status = Status::failed;
-        r->reason = "its call failed at L=" + std::to_string(len) + ": " + e.what();
+      std::int64_t len = c.auto_lengths ? kAutoFirstLength : c.lengths[step];
+      for (std::size_t i = 0; c.auto_lengths && i < step; ++i) len *= kAutoLengthFactor;
+      Workload tw = c.workload(len);
+      tw.replicas = c.sampling.cache == CacheState::hot
+                        ? 1
+                        : replicas_for(tw.kv_bytes_per_call(), backend.cache_bytes(),
+                                       backend.timer_resolution_s(), info.bandwidths.read_gbps);
+      if (c.auto_lengths) {
+        if (auto stop = bounds.stop_before(backend, tw, last_length_s)) {
+          for (PathResult* r : active) {
+            r->grid_stop = stop->first;
+            r->grid_reason = stop->second;
+          }
+          break;
+        }
       }
+      const auto length_start = Clock::now();
+      backend.prepare(make_host_workload(tw));
+      GridStep grid_step{tw, since(length_start), {}};
+      for (PathResult* r : active) {
+        throw_if_interrupted();
+        say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
+        try {
+          time_point(backend, c, info, tw, *r, fits_bounds);
+        } catch (const PluginFailure& e) {
+          fail_path(*r, tw, e.what());
+        }
+      }
+      std::erase_if(active, [](PathResult* r) { return r->status != Status::ok; });
+      last_length_s = since(length_start);
+      grid_step.workload = tw;  // with the replicas a cold batch may have added
+      for (PathResult* r : active) grid_step.points.push_back({r, r->points.size() - 1});
+      steps.push_back(std::move(grid_step));
+      if (c.auto_lengths)
+        std::erase_if(active, [&](PathResult* r) {
+          if (!reached(*r, c, info)) return false;
+          r->grid_stop = GridStop::reached;
+          return true;
+        });
     }
-    std::erase_if(active, [](PathResult* r) { return r->status != Status::ok; });
-    last_length_s = since(length_start);
-    if (c.auto_lengths)
-      std::erase_if(active, [&](PathResult* r) {
-        if (!reached(*r, c, info)) return false;
-        r->grid_stop = GridStop::reached;
-        return true;
-      });
+  };
+  grow();
+  sample_rounds(backend, c, info, std::span(steps), backend_start, say);
+  // A path judged at its asymptote on its first-round points may not be once every round is
+  // in (a length timed while the machine was slow looked like the read's own curve): its grid
+  // grows on from where it stopped, and the new lengths get their rounds.
+  while (c.auto_lengths) {
+    for (PathResult& r : mine)
+      if (r.status == Status::ok && r.grid_stop == GridStop::reached && !reached(r, c, info)) {
+        r.grid_stop = GridStop::not_timed;
+        active.push_back(&r);
+      }
+    if (active.empty()) break;
+    const std::size_t first_new = steps.size();
+    grow();
+    if (steps.size() == first_new) break;  // a bound stopped it at once
+    sample_rounds(backend, c, info, std::span(steps).subspan(first_new), backend_start, say);
   }
 
   // The ceilings again after the sweep: a machine that got busier or quieter meanwhile shows
@@ -348,6 +448,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   for (int i = 0; i < kCeilingRoundsAfter; ++i)
     info.ceilings_after.push_back(backend.measure_bandwidths());
   std::vector<Bandwidths> all = info.ceilings_before;
+  all.insert(all.end(), info.ceilings_between.begin(), info.ceilings_between.end());
   all.insert(all.end(), info.ceilings_after.begin(), info.ceilings_after.end());
   info.bandwidths = best_of(all);
   for (PathResult& r : mine) {
@@ -401,6 +502,9 @@ void validate(const SweepConfig& c) {
   if (!std::isfinite(c.sweep_budget_s) || c.sweep_budget_s <= 0)
     throw InputError("--sweep-budget must be a finite number of seconds > 0, got " +
                      fmt(c.sweep_budget_s));
+  if (c.rounds < 1 || c.rounds > kMaxRounds)
+    throw InputError("--rounds must be between 1 and " + std::to_string(kMaxRounds) + ", got " +
+                     std::to_string(c.rounds));
   validate_backend_options(c.threads, 0);
   for (int d : c.devices) validate_backend_options(c.threads, d);
   if (!std::is_sorted(c.devices.begin(), c.devices.end()) ||

@@ -44,6 +44,7 @@ Json config_to_json(const SweepConfig& c) {
           {"lengths", c.auto_lengths ? Json("auto") : Json(c.lengths)},
           {"max_length", c.max_length},
           {"sweep_budget_s", c.sweep_budget_s},
+          {"rounds", c.rounds},
           {"batch", c.shape.batch},
           {"q_heads", c.shape.q_heads},
           {"kv_heads", c.shape.kv_heads},
@@ -75,6 +76,7 @@ Json point_to_json(const PointResult& p, std::optional<double> share) {
           {"samples", s.count},
           {"calls_per_sample", p.measurement.calls_per_sample},
           {"replicas", p.replicas},
+          {"rounds", p.measurement.rounds},
           {"converged", p.measurement.converged},
           {"noise", s.noise},
           {"min_s", s.min},
@@ -148,14 +150,17 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
         return out;
       };
       if (b.bandwidths.read_gbps > 0)  // not measured when a signal stopped the run first
-        bandwidths.push_back({{"backend", b.name},
-                              {"read_gbps", b.bandwidths.read_gbps},
-                              {"copy_gbps", b.bandwidths.copy_gbps},
-                              {"buffer_bytes", b.bandwidths.buffer_bytes},
-                              {"read_gbps_before", runs(b.ceilings_before, &Bandwidths::read_gbps)},
-                              {"read_gbps_after", runs(b.ceilings_after, &Bandwidths::read_gbps)},
-                              {"copy_gbps_before", runs(b.ceilings_before, &Bandwidths::copy_gbps)},
-                              {"copy_gbps_after", runs(b.ceilings_after, &Bandwidths::copy_gbps)}});
+        bandwidths.push_back(
+            {{"backend", b.name},
+             {"read_gbps", b.bandwidths.read_gbps},
+             {"copy_gbps", b.bandwidths.copy_gbps},
+             {"buffer_bytes", b.bandwidths.buffer_bytes},
+             {"read_gbps_before", runs(b.ceilings_before, &Bandwidths::read_gbps)},
+             {"read_gbps_between", runs(b.ceilings_between, &Bandwidths::read_gbps)},
+             {"read_gbps_after", runs(b.ceilings_after, &Bandwidths::read_gbps)},
+             {"copy_gbps_before", runs(b.ceilings_before, &Bandwidths::copy_gbps)},
+             {"copy_gbps_between", runs(b.ceilings_between, &Bandwidths::copy_gbps)},
+             {"copy_gbps_after", runs(b.ceilings_after, &Bandwidths::copy_gbps)}});
     }
     backends.push_back(entry);
   }

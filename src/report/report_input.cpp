@@ -173,17 +173,14 @@ Report report_from_json(const json& j, const std::string& source) {
   auto whole = [&](const char* key, int most) {
     return std::to_string(r.integer(config, "config", key, 1, most));
   };
-  // K/V in their own type from version 3; before it they were in dtype.
   std::string dtypes = r.text(config, "config", "dtype");
-  if (rep.schema_version >= 3) {
-    const std::string kv = r.text(config, "config", "kv_dtype");
-    try {
-      parse_dtype(kv);
-    } catch (const InputError&) {
-      r.fail("config.kv_dtype", "'" + kv + "' is not a dtype");
-    }
+  const std::string kv = r.text(config, "config", "kv_dtype");
+  try {
+    parse_dtype(kv);
+  } catch (const InputError&) {
+    r.fail("config.kv_dtype", "'" + kv + "' is not a dtype");
   }
-  if (config.contains("kv_dtype") && r.text(config, "config", "kv_dtype") != dtypes)
+  if (kv != dtypes)
     dtypes += " q, " + r.text(config, "config", "kv_dtype") + " K/V (scale " +
               json(r.positive(config, "config", "kv_scale")).dump() + " " +
               r.text(config, "config", "kv_scale_granularity") + ")";

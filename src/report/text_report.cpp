@@ -86,9 +86,11 @@ std::string format_run(const RunResult& run) {
                     b.bandwidths.read_gbps, b.bandwidths.copy_gbps,
                     double(b.bandwidths.buffer_bytes) / (1 << 20));
     double lo = b.bandwidths.read_gbps;
-    for (const auto* runs : {&b.ceilings_before, &b.ceilings_after})
+    std::size_t n = 0;
+    for (const auto* runs : {&b.ceilings_before, &b.ceilings_between, &b.ceilings_after}) {
       for (const Bandwidths& x : *runs) lo = std::min(lo, x.read_gbps);
-    const std::size_t n = b.ceilings_before.size() + b.ceilings_after.size();
+      n += runs->size();
+    }
     if (n > 1) os << strprintf("; best of %zu, read %.1f-%.1f GB/s", n, lo, b.bandwidths.read_gbps);
     os << ")\n";
   }
