@@ -94,6 +94,10 @@ expect_refused "run --min-samples 4294967297" "--min-samples|'4294967297'" \
 expect_refused "run --min-samples 1.5" "--min-samples|'1.5'" "$BIN" run --min-samples 1.5
 expect_refused "run --device 4294967296" "--device|'4294967296'" "$BIN" run --device 4294967296
 expect_refused "verify --device -1" "--device|'-1'" "$BIN" verify --device -1
+for v in 0 -1 101 1.5 x ''; do
+  expect_refused "run --rounds '$v'" "--rounds must be auto or a whole number from 1 to 100" \
+    "$BIN" run --backend cpu --rounds "$v"
+done
 
 # --- check's numbers, with a real report to read ---------------------------------------------
 run "$BIN" run --backend cpu --path fused -L 16,64,256 --fit-from 0 --budget 0.05 --threads 1 \

@@ -632,15 +632,54 @@ TEST_CASE("an auto grid starts no sampling round that would end past --sweep-bud
   CHECK(backend_of(run, "cpu").ceilings_between.size() == std::size_t(rounds - 1));
 }
 
-TEST_CASE("--rounds is between 1 and 100") {
+TEST_CASE("an auto grid stops at a point that kept disturbed samples, and takes no later round") {
+  Fakes fakes;
+  fakes.scripts["cpu"].disturbed = true;
+  fakes.scripts["cpu"].fixed_s = 1e-3;  // far from the asymptote: only contention can stop it
+  SweepConfig c = auto_sweep();
+  c.rounds = 3;
+  c.sampling.budget_s = 0.01;  // too short for clean samples to replace the disturbed ones
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  CHECK(run.quality.contended);
+  for (const Path& p : {Path::gather, Path::fused}) {
+    const PathResult& r = result_of(run, "cpu", p);
+    CHECK(lengths_of(r) == std::vector<std::int64_t>{16});
+    CHECK(r.grid_stop == GridStop::contended);
+    CHECK(r.grid_reason == "L=16 kept samples whose threads lost their cores: the machine is busy");
+    CHECK(r.points.front().measurement.rounds == 1);
+  }
+  CHECK(backend_of(run, "cpu").ceilings_between.empty());
+}
+
+TEST_CASE("--rounds is auto or between 1 and 100") {
   SweepConfig c = small_sweep(BackendChoice::cpu);
   for (int bad : {0, -1, kMaxRounds + 1}) {
     c.rounds = bad;
     CHECK(error_message([&] { validate(c); }) ==
-          "--rounds must be between 1 and 100, got " + std::to_string(bad));
+          "--rounds must be auto or between 1 and 100, got " + std::to_string(bad));
   }
   c.rounds = kMaxRounds;
   CHECK_NOTHROW(validate(c));
+}
+
+TEST_CASE("auto rounds are three on the CPU and one on a GPU") {
+  Fakes fakes;
+  fakes.scripts["cpu"];
+  fakes.scripts["cuda:0"];
+  fakes.scripts["cuda:1"];
+  SweepConfig c = small_sweep(BackendChoice::all);
+  c.devices = {0, 1};
+  CHECK_FALSE(c.rounds);
+  CHECK(c.rounds_on("cpu") == 3);
+  CHECK(c.rounds_on("cuda") == 1);
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  for (const PathResult& r : run.results) {
+    REQUIRE(r.points.size() == 3);
+    for (const PointResult& p : r.points)
+      CHECK(p.measurement.rounds == (r.backend == "cpu" ? 3 : 1));
+  }
+  c.rounds = 2;
+  CHECK(c.rounds_on("cuda:1") == 2);
 }
 
 TEST_CASE("auto grid options are validated") {
@@ -666,7 +705,7 @@ TEST_CASE("a quiet run is clean, and its ceiling is the best of every measuremen
   const BackendResult& cpu = backend_of(run, "cpu");
   CHECK(cpu.ceilings_before.size() == kCeilingRoundsBefore);
   CHECK(cpu.ceilings_after.size() == kCeilingRoundsAfter);
-  CHECK(cpu.ceilings_between.size() == kDefaultRounds - 1);
+  CHECK(cpu.ceilings_between.size() == kCpuAutoRounds - 1);
   CHECK(cpu.bandwidths.read_gbps == 10.0);
   for (const PointResult& p : result_of(run, "cpu", Path::fused).points)
     CHECK(p.ceiling_fraction == doctest::Approx(p.gbps / 10.0).epsilon(1e-12));

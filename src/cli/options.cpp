@@ -7,6 +7,7 @@
 
 #include "backends/cpu/cpu_budget.hpp"
 #include "core/errors.hpp"
+#include "measure/results.hpp"
 
 namespace readbench::cli {
 
@@ -107,6 +108,17 @@ std::optional<double> parse_fit_from(const std::string& text) {
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) ||
       v < 0)
     throw InputError("--fit-from must be auto or a finite length >= 0, got '" + text + "'");
+  return v;
+}
+
+std::optional<int> parse_rounds(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  int v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 1 ||
+      v > kMaxRounds)
+    throw InputError("--rounds must be auto or a whole number from 1 to " +
+                     std::to_string(kMaxRounds) + ", got '" + text + "'");
   return v;
 }
 

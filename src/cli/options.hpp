@@ -30,6 +30,8 @@ CLI::Validator thread_count();
 
 // "auto" (empty: the fit picks its region) or a length >= 0. Throws InputError naming the value.
 std::optional<double> parse_fit_from(const std::string& text);
+// --rounds: "auto" (empty) or a whole number from 1 to kMaxRounds.
+std::optional<int> parse_rounds(const std::string& text);
 
 // Refuses an empty output path: `--json "$UNSET"` would otherwise read as "no report" and
 // drop it silently.

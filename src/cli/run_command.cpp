@@ -32,7 +32,7 @@ namespace {
 struct RunOptions {
   SweepConfig config;
   std::string backend = "auto", path = "all", lengths = "auto", dtype = "bf16", cache = "cold",
-              statistic = "min", fit_from = "auto", kv_dtype, devices = "0";
+              statistic = "min", fit_from = "auto", kv_dtype, devices = "0", rounds = "auto";
   std::string json_path, csv_path;
   std::vector<std::string> plugin_files;
   double plugin_timeout_s = kPluginCheckTimeout;
@@ -63,6 +63,7 @@ int run(RunOptions& o) {
   c.auto_lengths = o.lengths == "auto";
   if (!c.auto_lengths) c.lengths = parse_lengths(o.lengths);
   c.fit_from = parse_fit_from(o.fit_from);
+  c.rounds = parse_rounds(o.rounds);
   c.dtype = parse_query_dtype(o.dtype);
   if (!o.kv_dtype.empty()) c.kv_storage = parse_dtype(o.kv_dtype);
   c.devices = parse_devices(o.devices);
@@ -177,11 +178,11 @@ void setup_run_command(CLI::App& app, int& exit_code) {
                   "With --lengths auto: seconds per backend after which no new length starts")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
-  sub->add_option("--rounds", o->config.rounds,
+  sub->add_option("--rounds", o->rounds,
                   "Sampling rounds: after the first, every point is sampled again in each round "
                   "(longest and shortest first in turn) and its time is taken over all of them, "
-                  "so a machine that drifts during the run moves every length alike (1: one pass)")
-      ->check(integer_in(1, kMaxRounds))
+                  "so a machine that drifts during the run moves every length alike; auto: 3 on "
+                  "the CPU, 1 on a GPU")
       ->capture_default_str();
   add_shape_options(sub, o->config.shape);
   sub->add_option(

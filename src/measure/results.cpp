@@ -2,10 +2,17 @@
 
 #include <algorithm>
 
+#include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "core/fit.hpp"
 
 namespace readbench {
+
+int SweepConfig::rounds_on(const std::string& backend) const {
+  if (rounds) return *rounds;
+  const BackendKind* kind = find_backend_kind(backend);
+  return kind != nullptr && kind->name == std::string_view("cpu") ? kCpuAutoRounds : 1;
+}
 
 bool RunResult::all_checks_passed() const {
   return std::all_of(results.begin(), results.end(), [](const PathResult& r) {

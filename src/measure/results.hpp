@@ -25,8 +25,9 @@ constexpr std::int64_t kAutoFirstLength = 16;
 constexpr std::int64_t kAutoLengthFactor = 4;
 // At most this share of the memory available when a backend opens goes to one workload.
 constexpr double kAutoMemoryShare = 0.5;
-// Sampling rounds by default, and at most (--rounds).
-constexpr int kDefaultRounds = 3;
+// Sampling rounds under --rounds auto: on the CPU, whose memory bandwidth other tenants of the
+// machine share unseen, three; on a GPU, whose other work and clocks the monitor sees, one.
+constexpr int kCpuAutoRounds = 3;
 constexpr int kMaxRounds = 100;
 
 struct SweepConfig {
@@ -38,7 +39,8 @@ struct SweepConfig {
   double sweep_budget_s = 120;        // auto grid: seconds per backend before no new length starts
   // Sampling rounds over the whole grid: the first grows it, each later one samples every
   // point again in the opposite order (sweep.cpp), so drift during a run moves every length.
-  int rounds = kDefaultRounds;
+  // Empty: auto (rounds_on).
+  std::optional<int> rounds;
   Shape shape;
   DType dtype = DType::bf16;        // q and the output
   std::optional<DType> kv_storage;  // K/V; empty: dtype
@@ -53,6 +55,9 @@ struct SweepConfig {
   // Plugins not to call in this process, and why: their check crashed or hung in a child
   // process (plugin_check.hpp). Their paths are failed, never called.
   std::map<std::string, std::string> plugins_not_called;
+
+  // The rounds a backend named `backend` ("cpu", "cuda", "cuda:1") samples in.
+  int rounds_on(const std::string& backend) const;
 
   // The workload of one length (one replica): the configured shape, dtypes and seed.
   Workload workload(std::int64_t length) const {

@@ -251,8 +251,8 @@ struct GridStep {
 
 // A later round's time at one point: the first round's sampling time shared among the later
 // rounds, so all rounds together sample about twice as long as the first alone.
-double slice_s(const Measurement& m, const SweepConfig& c) {
-  return std::max(c.sampling.min_time_s, m.first_round_s / double(c.rounds - 1));
+double slice_s(const Measurement& m, const SweepConfig& c, int rounds) {
+  return std::max(c.sampling.min_time_s, m.first_round_s / double(rounds - 1));
 }
 
 // The later rounds: every point sampled again, the grid walked longest first, then shortest
@@ -264,21 +264,30 @@ void sample_rounds(Backend& backend, const SweepConfig& c, BackendResult& info,
                    std::span<GridStep> steps, Clock::time_point backend_start,
                    const std::function<void(const std::string&)>& say) {
   if (steps.empty()) return;
+  const int rounds = c.rounds_on(info.name);
+  // A contended run stays contended whatever later rounds find: they would only take longer.
+  for (const GridStep& s : steps)
+    for (const auto& [r, i] : s.points)
+      if (r->status == Status::ok && r->points[i].measurement.contended) {
+        if (rounds > 1) say("later sampling rounds not taken: points kept disturbed samples");
+        return;
+      }
   // The backend holds the last step's workload (the grid prepares nothing after it).
   std::size_t prepared = steps.size() - 1;
-  for (int round = 2; round <= c.rounds; ++round) {
+  for (int round = 2; round <= rounds; ++round) {
     for (GridStep& s : steps)  // a path whose call failed is timed no more
       std::erase_if(s.points, [](const auto& pt) { return pt.first->status != Status::ok; });
     double round_s = 0;
     for (std::size_t k = 0; k < steps.size(); ++k) {
       if (k != prepared && !steps[k].points.empty()) round_s += steps[k].prepare_s;
-      for (const auto& [r, i] : steps[k].points) round_s += slice_s(r->points[i].measurement, c);
+      for (const auto& [r, i] : steps[k].points)
+        round_s += slice_s(r->points[i].measurement, c, rounds);
     }
     if (c.auto_lengths && since(backend_start) + round_s > c.sweep_budget_s) {
       say("sampling round " + std::to_string(round) + " would end past --sweep-budget: not taken");
       break;
     }
-    say("sampling round " + std::to_string(round) + " of " + std::to_string(c.rounds));
+    say("sampling round " + std::to_string(round) + " of " + std::to_string(rounds));
     const bool longest_first = round % 2 == 0;
     for (std::size_t n = 0; n < steps.size(); ++n) {
       const std::size_t k = longest_first ? steps.size() - 1 - n : n;
@@ -293,7 +302,8 @@ void sample_rounds(Backend& backend, const SweepConfig& c, BackendResult& info,
         if (r->status != Status::ok) continue;  // its call failed at this length just now
         PointResult& p = r->points[i];
         try {
-          sample_again(backend, r->path, c.sampling, slice_s(p.measurement, c), p.measurement);
+          sample_again(backend, r->path, c.sampling, slice_s(p.measurement, c, rounds),
+                       p.measurement);
         } catch (const PluginFailure& e) {
           fail_path(*r, s.workload, e.what());
           continue;
@@ -418,6 +428,13 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       steps.push_back(std::move(grid_step));
       if (c.auto_lengths)
         std::erase_if(active, [&](PathResult* r) {
+          if (r->points.back().measurement.contended) {
+            // The run is contended already; a longer length would only take longer.
+            r->grid_stop = GridStop::contended;
+            r->grid_reason = "L=" + std::to_string(len) +
+                             " kept samples whose threads lost their cores: the machine is busy";
+            return true;
+          }
           if (!reached(*r, c, info)) return false;
           r->grid_stop = GridStop::reached;
           return true;
@@ -502,9 +519,9 @@ void validate(const SweepConfig& c) {
   if (!std::isfinite(c.sweep_budget_s) || c.sweep_budget_s <= 0)
     throw InputError("--sweep-budget must be a finite number of seconds > 0, got " +
                      fmt(c.sweep_budget_s));
-  if (c.rounds < 1 || c.rounds > kMaxRounds)
-    throw InputError("--rounds must be between 1 and " + std::to_string(kMaxRounds) + ", got " +
-                     std::to_string(c.rounds));
+  if (c.rounds && (*c.rounds < 1 || *c.rounds > kMaxRounds))
+    throw InputError("--rounds must be auto or between 1 and " + std::to_string(kMaxRounds) +
+                     ", got " + std::to_string(*c.rounds));
   validate_backend_options(c.threads, 0);
   for (int d : c.devices) validate_backend_options(c.threads, d);
   if (!std::is_sorted(c.devices.begin(), c.devices.end()) ||

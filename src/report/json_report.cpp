@@ -44,7 +44,7 @@ Json config_to_json(const SweepConfig& c) {
           {"lengths", c.auto_lengths ? Json("auto") : Json(c.lengths)},
           {"max_length", c.max_length},
           {"sweep_budget_s", c.sweep_budget_s},
-          {"rounds", c.rounds},
+          {"rounds", c.rounds ? Json(*c.rounds) : Json("auto")},
           {"batch", c.shape.batch},
           {"q_heads", c.shape.q_heads},
           {"kv_heads", c.shape.kv_heads},
