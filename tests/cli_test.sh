@@ -311,6 +311,9 @@ else
   grep -q 'the grid stopped at its max_length bound' "$WORK/out" &&
     pass "the table names the bound that stopped the grid" ||
     fail "the table names the bound that stopped the grid" "$(head -c 300 "$WORK/out")"
+  grep -q '^cpu: read ceiling .*, points sampled in 3 rounds$' "$WORK/out" &&
+    pass "the table says how many rounds the points were sampled in" ||
+    fail "the table says how many rounds the points were sampled in" "$(head -c 300 "$WORK/out")"
 fi
 
 # A version 3 report (written before plugins and sampling rounds) is still read; version 2 is

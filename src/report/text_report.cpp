@@ -92,7 +92,20 @@ std::string format_run(const RunResult& run) {
       n += runs->size();
     }
     if (n > 1) os << strprintf("; best of %zu, read %.1f-%.1f GB/s", n, lo, b.bandwidths.read_gbps);
-    os << ")\n";
+    os << ")";
+    // The sampling rounds its points got (fewer than asked where the budget or a busy machine
+    // stopped them).
+    int fewest = 0, most = 0;
+    for (const PathResult& r : run.results)
+      if (r.backend == b.name)
+        for (const PointResult& p : r.points) {
+          fewest = fewest == 0 ? p.measurement.rounds : std::min(fewest, p.measurement.rounds);
+          most = std::max(most, p.measurement.rounds);
+        }
+    if (most > 0)
+      os << (fewest == most ? strprintf(", points sampled in %d round%s", most, most > 1 ? "s" : "")
+                            : strprintf(", points sampled in %d-%d rounds", fewest, most));
+    os << "\n";
   }
   // The path column fits the longest name (a plugin's "plugin:NAME").
   int path_width = 7;
