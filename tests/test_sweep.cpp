@@ -40,7 +40,8 @@ struct Script {
   // A call at history L takes per_token_s * L: t = c * L, exponent one.
   double gather_per_token_s = 3e-6;
   double fused_per_token_s = 1e-6;
-  double fixed_s = 0;  // added to every call: t = fixed + per_token * L
+  double fixed_s = 0;        // added to every call: t = fixed + per_token * L
+  double fused_fixed_s = 0;  // added to fused calls too
   // From the `later_from_ceiling`-th ceiling measurement on (1 = the first), every call takes
   // later_fixed_s + later_per_token_s * L instead, both paths: a machine that changed speed.
   int later_from_ceiling = 0;  // 0: never
@@ -134,7 +135,8 @@ class FakeBackend : public Backend {
     const double length = double(work_->workload.length);
     if (script_.later_from_ceiling > 0 && ceilings_measured_ >= script_.later_from_ceiling)
       return calls * (script_.later_fixed_s + script_.later_per_token_s * length);
-    return calls * (script_.fixed_s + per_token * length);
+    const double fixed = script_.fixed_s + (p == Path::fused ? script_.fused_fixed_s : 0.0);
+    return calls * (fixed + per_token * length);
   }
 
  private:
@@ -615,19 +617,46 @@ TEST_CASE("a grid judged at its asymptote in round 1 but not over every round gr
   }
 }
 
+TEST_CASE("a reopened grid goes on at its own next length, whatever the other path timed") {
+  // Round 1: gather (t = 3 us * L) reaches its asymptote at 1024, fused (t = 100 us + 1 us * L)
+  // at 65536. From round 3 every call costs 200 us + 0.1 us * L: over every round gather's
+  // short lengths are no longer length-dependent, and its grid reopens at 4096, not after
+  // fused's last length.
+  Fakes fakes;
+  Script& s = fakes.scripts["cpu"];
+  s.gather_per_token_s = 3e-6;
+  s.fused_per_token_s = 1e-6;
+  s.fused_fixed_s = 1e-4;
+  s.later_from_ceiling = 3;
+  s.later_fixed_s = 2e-4;
+  s.later_per_token_s = 1e-7;
+  SweepConfig c = auto_sweep();
+  c.rounds = 3;
+  c.max_length = 65536;
+  const RunResult run = run_sweep(c, {}, fakes.factory());
+  const std::vector<std::int64_t> grid{16, 64, 256, 1024, 4096, 16384, 65536};
+  const std::vector<std::int64_t> timed = lengths_of(result_of(run, "cpu", Path::gather));
+  REQUIRE(timed.size() > 4);
+  CHECK(std::equal(timed.begin(), timed.end(), grid.begin()));
+  CHECK(lengths_of(result_of(run, "cpu", Path::fused)) == grid);
+}
+
 TEST_CASE("an auto grid starts no sampling round that would end past --sweep-budget") {
-  // Each prepare takes 40 ms: a later round re-prepares every length but one.
+  // Each prepare sleeps 40 ms, so time only runs ahead of it. Over three lengths a later round
+  // prepares two (80 ms), and by the check for round 5 at least 0.12 s of checks' prepares,
+  // 0.12 s of the grid's and 0.24 s of rounds 2-4 have passed: 0.48 + 0.08 > 0.5. A machine
+  // slow enough to stop the grid at 64 leaves the rounds nearly free: then only the counts agree.
   Fakes fakes;
   fakes.scripts["cpu"].prepare_sleep_s = 0.04;
   SweepConfig c = auto_sweep();
   c.rounds = 5;
   c.max_length = 256;
-  c.sweep_budget_s = 0.45;
+  c.sweep_budget_s = 0.5;
   const RunResult run = run_sweep(c, {}, fakes.factory());
   const PathResult& r = result_of(run, "cpu", Path::fused);
   REQUIRE_FALSE(r.points.empty());
   const int rounds = r.points.front().measurement.rounds;
-  CHECK(rounds < 5);
+  if (r.points.size() == 3) CHECK(rounds < 5);
   for (const PointResult& pt : r.points) CHECK(pt.measurement.rounds == rounds);
   CHECK(backend_of(run, "cpu").ceilings_between.size() == std::size_t(rounds - 1));
 }

@@ -43,15 +43,20 @@ void validate(const SamplingPolicy& p) {
                      ", got " + std::to_string(p.min_samples));
 }
 
-Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy) {
+double warm_up(Backend& backend, Path path, const SamplingPolicy& policy) {
   const auto start = Clock::now();
-  // Warm-up: first-touch, code paths and clocks settle; also the per-call estimate.
   double call_s = 1e30;
   for (int i = 0; i < 3 || since(start) < policy.warmup_s; ++i) {
     throw_if_interrupted();
     call_s = std::min(call_s, backend.time_calls(path, 1, CacheState::hot));
     if (since(start) > policy.budget_s / 4) break;
   }
+  return call_s;
+}
+
+Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy) {
+  const auto start = Clock::now();
+  const double call_s = warm_up(backend, path, policy);
   Measurement m;
   m.calls_per_sample = calls_per_sample(backend.timer_resolution_s(), call_s);
   // A lone call can be slower than one in a batch (a GPU launch on an idle device): estimate
@@ -109,7 +114,7 @@ void sample_again(Backend& backend, Path path, const SamplingPolicy& policy, dou
     if (since(start) >= 2 * slice_s) break;  // a busy machine does not stretch the round
   }
   throw_if_interrupted();
-  ++m.rounds;
+  if (clean > 0) ++m.rounds;  // a round that kept nothing does not count
   summarize_rounds(m, std::min(3, policy.min_samples));
 }
 

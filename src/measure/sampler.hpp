@@ -39,6 +39,11 @@ int calls_per_sample(double resolution_s, double call_s);
 // Throws InputError on a policy that cannot work (non-positive budget or target).
 void validate(const SamplingPolicy& p);
 
+// Untimed calls on a newly prepared workload (first-touch, code paths and clocks settle): at
+// least three and warmup_s, at most a quarter of the budget after the first. Returns the
+// fastest call, in seconds.
+double warm_up(Backend& backend, Path path, const SamplingPolicy& policy);
+
 // Throws Interrupted (core/interrupt.hpp) between calls once a signal asks the run to stop.
 Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy);
 

@@ -228,7 +228,20 @@ void fit_paths(const SweepConfig& c, const BackendResult& info, std::vector<Path
 // A signal stopped the backend: its paths keep their points, the grids still going say so, and
 // what has enough points is fitted. Stopped before its paths were listed (in the ceilings), each
 // path is listed untimed.
-void stop_backend(const SweepConfig& c, const BackendResult& info, std::vector<PathResult>& mine) {
+// The best of every ceiling measured so far is the backend's ceiling, and every point's
+// fraction is of it.
+void settle_ceilings(BackendResult& info, std::vector<PathResult>& mine) {
+  std::vector<Bandwidths> all = info.ceilings_before;
+  all.insert(all.end(), info.ceilings_between.begin(), info.ceilings_between.end());
+  all.insert(all.end(), info.ceilings_after.begin(), info.ceilings_after.end());
+  if (all.empty()) return;  // stopped before the first
+  info.bandwidths = best_of(all);
+  for (PathResult& r : mine)
+    for (PointResult& p : r.points) p.ceiling_fraction = p.gbps / info.bandwidths.read_gbps;
+}
+
+void stop_backend(const SweepConfig& c, BackendResult& info, std::vector<PathResult>& mine) {
+  settle_ceilings(info, mine);
   if (mine.empty())
     for (const Path& p : paths_on(c, info.name)) {
       PathResult r;
@@ -294,7 +307,8 @@ void sample_rounds(Backend& backend, const SweepConfig& c, BackendResult& info,
       GridStep& s = steps[k];
       if (s.points.empty()) continue;
       throw_if_interrupted();
-      if (k != prepared) {
+      const bool fresh = k != prepared;
+      if (fresh) {
         backend.prepare(make_host_workload(s.workload));
         prepared = k;
       }
@@ -302,6 +316,8 @@ void sample_rounds(Backend& backend, const SweepConfig& c, BackendResult& info,
         if (r->status != Status::ok) continue;  // its call failed at this length just now
         PointResult& p = r->points[i];
         try {
+          // A new workload's first calls pay its page faults, as in the first round's warm-up.
+          if (fresh) warm_up(backend, r->path, c.sampling);
           sample_again(backend, r->path, c.sampling, slice_s(p.measurement, c, rounds),
                        p.measurement);
         } catch (const PluginFailure& e) {
@@ -395,6 +411,12 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       throw_if_interrupted();
       std::int64_t len = c.auto_lengths ? kAutoFirstLength : c.lengths[step];
       for (std::size_t i = 0; c.auto_lengths && i < step; ++i) len *= kAutoLengthFactor;
+      // The active paths without this length: all of them, except after a grid reopened (below),
+      // where a path rejoins at its own next length.
+      std::vector<PathResult*> due;
+      for (PathResult* r : active)
+        if (!c.auto_lengths || r->points.size() == step) due.push_back(r);
+      if (due.empty()) continue;
       Workload tw = c.workload(len);
       tw.replicas = c.sampling.cache == CacheState::hot
                         ? 1
@@ -412,7 +434,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       const auto length_start = Clock::now();
       backend.prepare(make_host_workload(tw));
       GridStep grid_step{tw, since(length_start), {}};
-      for (PathResult* r : active) {
+      for (PathResult* r : due) {
         throw_if_interrupted();
         say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
         try {
@@ -422,12 +444,14 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
         }
       }
       std::erase_if(active, [](PathResult* r) { return r->status != Status::ok; });
+      std::erase_if(due, [](PathResult* r) { return r->status != Status::ok; });
       last_length_s = since(length_start);
       grid_step.workload = tw;  // with the replicas a cold batch may have added
-      for (PathResult* r : active) grid_step.points.push_back({r, r->points.size() - 1});
+      for (PathResult* r : due) grid_step.points.push_back({r, r->points.size() - 1});
       steps.push_back(std::move(grid_step));
       if (c.auto_lengths)
         std::erase_if(active, [&](PathResult* r) {
+          if (std::find(due.begin(), due.end(), r) == due.end()) return false;  // not timed now
           if (r->points.back().measurement.contended) {
             // The run is contended already; a longer length would only take longer.
             r->grid_stop = GridStop::contended;
@@ -453,6 +477,9 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
         active.push_back(&r);
       }
     if (active.empty()) break;
+    // An auto grid's points are its first lengths: a path goes on at the length after its last.
+    step = std::numeric_limits<std::size_t>::max();
+    for (const PathResult* r : active) step = std::min(step, r->points.size());
     const std::size_t first_new = steps.size();
     grow();
     if (steps.size() == first_new) break;  // a bound stopped it at once
@@ -464,14 +491,8 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   say("measuring memory ceilings again");
   for (int i = 0; i < kCeilingRoundsAfter; ++i)
     info.ceilings_after.push_back(backend.measure_bandwidths());
-  std::vector<Bandwidths> all = info.ceilings_before;
-  all.insert(all.end(), info.ceilings_between.begin(), info.ceilings_between.end());
-  all.insert(all.end(), info.ceilings_after.begin(), info.ceilings_after.end());
-  info.bandwidths = best_of(all);
-  for (PathResult& r : mine) {
-    for (PointResult& p : r.points) p.ceiling_fraction = p.gbps / info.bandwidths.read_gbps;
-    r.note = backend.path_note(r.path);
-  }
+  settle_ceilings(info, mine);
+  for (PathResult& r : mine) r.note = backend.path_note(r.path);
 
   fit_paths(c, info, mine);
 }
