@@ -250,6 +250,39 @@ TEST_CASE("calls cycle over every replica and replica zero stays correct") {
   }
 }
 
+// On sm_90 on, batched calls overlap (each kernel a programmatic dependent of the one before)
+// and share the split workspace and its counters: a call after any number of them must give the
+// same bits as one before them.
+TEST_CASE("overlapping back-to-back calls leave the next call's output bit for bit unchanged") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  const rb::GpuInfo info = *backend->gpu_info();
+  const std::string launch = backend->details().launch;
+  CHECK(launch.find("CUDA graph") != std::string::npos);
+#if !defined(READBENCH_BENCH_VARIANTS)  // variant builds may run with it off
+  CHECK((launch.find("programmatic dependent") != std::string::npos) == (info.compute_major >= 9));
+#endif
+  for (const Types& t : kAllTypes)
+    for (const auto& [batch, length] :
+         {std::pair{1, 65537}, std::pair{3, 1000}, std::pair{64, 300}}) {
+      Case c;
+      c.dtype = t.q;
+      c.kv = t.kv;
+      c.batch = batch;
+      c.length = length;
+      c.replicas = 3;
+      INFO(describe(c));
+      backend->prepare(rb::make_host_workload(workload_of(c)));
+      for (const rb::Path& p : {rb::Path::gather, rb::Path::fused}) {
+        INFO("path=", rb::to_string(p));
+        const std::vector<double> before = backend->run_for_check(p);
+        CHECK(backend->time_calls(p, 7, rb::CacheState::cold) > 0);
+        CHECK(backend->time_calls(p, 5, rb::CacheState::hot) > 0);
+        CHECK(backend->run_for_check(p) == before);
+      }
+    }
+}
+
 TEST_CASE("an unsupported head dim is an input error naming it") {
   auto backend = cuda_or_skip();
   if (!backend) return;

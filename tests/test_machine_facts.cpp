@@ -93,6 +93,15 @@ TEST_CASE("the report names the architecture and the CPU kernels, and compare sh
   CHECK(md.find("CPU of arm.json (testhost): aarch64, CPU kernels arm-bf16.") != std::string::npos);
 }
 
+TEST_CASE("the report says how a GPU's timed calls were launched, and only where a backend says") {
+  RunResult run = test::synthetic_run();
+  run.backends[0].details.launch = "batches replayed from a CUDA graph";
+  const Json j = build_report(run, test::synthetic_host(), "2026-01-02T03:04:05Z");
+  CHECK(j["backends"][0]["launch"] == "batches replayed from a CUDA graph");
+  const Json plain = build_report(test::synthetic_run(), test::synthetic_host(), "x");
+  CHECK(!plain["backends"][0].contains("launch"));
+}
+
 TEST_CASE("a report without the architecture or kernels still reads, and compare omits them") {
   Json j = test::synthetic_report();
   j["machine"]["cpu"].erase("arch");

@@ -45,6 +45,7 @@ struct BackendDetails {
   std::string monitor;       // what watches the device for other work: "nvml", or why nothing
   std::string cache_from;    // where cache_bytes came from: "sysfs", or what was assumed
   std::string cold_flush;    // how a cold sample's caches are emptied, e.g. "clflushopt"
+  std::string launch;        // how a GPU's timed calls are issued and how far they overlap
 };
 
 class Backend {

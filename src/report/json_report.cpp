@@ -144,6 +144,7 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
       if (!b.details.monitor.empty()) entry["monitor"] = b.details.monitor;
       if (!b.details.cache_from.empty()) entry["cache_bytes_from"] = b.details.cache_from;
       if (!b.details.cold_flush.empty()) entry["cold_flush"] = b.details.cold_flush;
+      if (!b.details.launch.empty()) entry["launch"] = b.details.launch;
       const auto runs = [](const std::vector<Bandwidths>& v, double Bandwidths::*field) {
         Json out = Json::array();
         for (const Bandwidths& x : v) out.push_back(x.*field);

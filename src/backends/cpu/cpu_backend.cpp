@@ -123,7 +123,8 @@ class CpuBackend final : public Backend {
             cpu::wait_policy_in_effect(),
             "per-sample run-queue wait of each worker thread (schedstat)",
             cpu::last_level_cache().source,
-            cold_flush_description()};
+            cold_flush_description(),
+            {}};  // launch: a GPU's
   }
 
   Bandwidths measure_bandwidths() override { return cpu::measure_host_bandwidths(threads_); }

@@ -17,8 +17,12 @@ struct GatherParams {
 };
 
 // One thread block copies one logical block (its tokens below L) of K (z = 0) or V (z = 1):
-// S * Hkv * D contiguous elements, four 16-byte loads in flight per thread.
+// S * Hkv * D contiguous elements, four 16-byte loads in flight per thread. Under a dependent
+// launch the pools and the table (read-only) are read before waiting for the kernel before,
+// which may still read the contiguous copy that the stores overwrite; the decode kernel after
+// this one waits for it before reading anything, so it may launch at once.
 __global__ void __launch_bounds__(256) block_gather_kernel(const __grid_constant__ GatherParams p) {
+  kernels::launch_dependents();
   const int j = blockIdx.x, b = blockIdx.y;
   const int first = j * p.block_size;
   const int tokens = min(p.block_size, p.length - first);
@@ -30,13 +34,17 @@ __global__ void __launch_bounds__(256) block_gather_kernel(const __grid_constant
       (blockIdx.z == 0 ? p.k_out : p.v_out) + (std::size_t(b) * p.length + first) * p.row_chunks;
   const std::size_t step = blockDim.x;
   std::size_t i = threadIdx.x;
+  bool waited = false;
   for (; i + 3 * step < n; i += 4 * step) {
     const uint4 a = src[i], c = src[i + step], d = src[i + 2 * step], e = src[i + 3 * step];
+    if (!waited) kernels::wait_for_prerequisite();
+    waited = true;
     dst[i] = a;
     dst[i + step] = c;
     dst[i + 2 * step] = d;
     dst[i + 3 * step] = e;
   }
+  if (!waited) kernels::wait_for_prerequisite();
   for (; i < n; i += step) dst[i] = src[i];
 }
 
@@ -48,7 +56,7 @@ DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning&
 
 cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, const void* v_pool,
                                 const std::int32_t* block_table, void* k_out, void* v_out,
-                                cudaStream_t stream) {
+                                bool dependent_launch, cudaStream_t stream) {
   GatherParams g;
   g.k_pool = static_cast<const uint4*>(k_pool);
   g.v_pool = static_cast<const uint4*>(v_pool);
@@ -61,8 +69,9 @@ cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, cons
   g.row_chunks =
       std::int64_t(p.kv_heads) * p.head_dim * std::int64_t(element_size(p.kv_dtype)) / 16;
   const dim3 grid(unsigned(g.blocks_per_seq), unsigned(p.batch), 2);
-  block_gather_kernel<<<grid, 256, 0, stream>>>(g);
-  return cudaGetLastError();
+  void* args[] = {&g};
+  return launch_kernel(reinterpret_cast<const void*>(&block_gather_kernel), grid, dim3(256), 0,
+                       args, dependent_launch, stream);
 }
 
 }  // namespace readbench::cuda

@@ -61,6 +61,7 @@ class CudaBackend final : public BackendBase {
     info_.compute_major = prop.major;
     info_.compute_minor = prop.minor;
     info_.sm_count = prop.multiProcessorCount;
+    if (prop.major < 9) tuning_.dependent_launch = false;  // programmatic launches: sm_90 on
     info_.l2_bytes = prop.l2CacheSize;
     info_.memory_bytes = std::int64_t(prop.totalGlobalMem);
     // CUDA 13 dropped the clock fields of cudaDeviceProp; the attributes remain (kHz).
@@ -91,6 +92,12 @@ class CudaBackend final : public BackendBase {
                 : monitor_->available() ? "nvml"
                                         : "none: " + monitor_->unavailable_reason();
     d.cold_flush = "memset of twice the L2 (at least 16 MiB)";
+    d.launch = tuning_.dependent_launch
+                   ? "batches replayed from a CUDA graph; each kernel a programmatic dependent "
+                     "of the one before: a call's launch and its reads of the paged history "
+                     "overlap the end of the call before, q and every write wait for it"
+                   : "batches replayed from a CUDA graph; each kernel starts when the one "
+                     "before has finished";
     return d;
   }
 
@@ -346,6 +353,7 @@ void CudaBackend::retune(const cuda::Tuning& t) {
   RB_CUDA_CHECK(cudaSetDevice(device_));
   require_prepared();
   tuning_ = t;
+  if (info_.compute_major < 9) tuning_.dependent_launch = false;
   fused_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::paged, info_.sm_count, tuning_);
   gather_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::contiguous, info_.sm_count, tuning_);
   allocate_split_state(problem_, fused_plan_, gather_plan_);
@@ -419,7 +427,7 @@ void CudaBackend::enqueue(const Path& p, int replica) {
   } else {
     RB_CUDA_CHECK(cuda::launch_block_gather(problem_, k_pool_.data(), v_pool_.data(),
                                             params.block_table, k_contig_.data(), v_contig_.data(),
-                                            stream_->get()));
+                                            plan.dependent_launch, stream_->get()));
     params.k = k_contig_.data();
     params.v = v_contig_.data();
     params.block_table = nullptr;

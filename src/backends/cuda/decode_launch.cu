@@ -66,6 +66,11 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   DecodePlan plan;
   plan.kernel = k;
   plan.copy_through_l1 = t.copy_through_l1;
+  plan.dependent_launch = t.dependent_launch;
+#if defined(READBENCH_BENCH_VARIANTS)
+  plan.trigger_at_start = t.trigger_at_start;
+  plan.wait_first = t.wait_first;
+#endif
   RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.function,
                                                               k.threads, k.smem_bytes));
   if (plan.blocks_per_sm < 1)
@@ -125,11 +130,32 @@ void apply_tuning(Tuning& t, std::string_view spec) {
       t.flush_read = x != 0;
     else if (key == "merge")
       t.merge_kernel = x != 0;
-    else
+    else if (key == "pdl") {  // 1: trigger after the reads; 2: trigger at once; 3: wait first
+      t.dependent_launch = x != 0;
+      t.trigger_at_start = int(x) == 2;
+      t.wait_first = int(x) == 3;
+    } else
       throw InputError("unknown tuning key '" + key + "'");
   }
 }
 #endif
+
+cudaError_t launch_kernel(const void* function, dim3 grid, dim3 block, std::size_t smem,
+                          void** args, bool dependent, cudaStream_t stream) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  if (dependent) {
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelExC(&config, function, args);
+}
 
 cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, DecodeParams params,
                           cudaStream_t stream) {
@@ -148,6 +174,8 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
       float(1.4426950408889634 / std::sqrt(double(p.head_dim)) * double(p.kv_scale));
   params.out_scale = p.kv_scale;
   params.copy_through_l1 = plan.copy_through_l1;
+  params.trigger_at_start = plan.trigger_at_start;
+  params.wait_first = plan.wait_first;
   // Granlund-Montgomery: magic = ceil(2^(32 + l) / S), l = ceil(log2 S); exact for tok < 2^31.
   int l = 0;
   while ((std::uint64_t(1) << l) < std::uint64_t(p.block_size)) ++l;
@@ -160,8 +188,8 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
                   unsigned(p.batch));
   void* args[] = {&params};
   const cudaError_t status =
-      cudaLaunchKernel(plan.kernel.function, grid, dim3(unsigned(plan.kernel.threads)), args,
-                       plan.kernel.smem_bytes, stream);
+      launch_kernel(plan.kernel.function, grid, dim3(unsigned(plan.kernel.threads)),
+                    plan.kernel.smem_bytes, args, plan.dependent_launch, stream);
 #if defined(READBENCH_BENCH_VARIANTS)
   // The merge_kernel variant passes no counters: the splits merge in a second kernel.
   if (status == cudaSuccess && plan.splits > 1 && params.split_counters == nullptr)

@@ -66,6 +66,11 @@ struct DecodeParams {
   std::uint64_t block_div_magic = 0;  // tok / S == (tok * magic) >> shift for tok < 2^31
   int block_div_shift = 0;
   bool copy_through_l1 = false;  // cp.async.ca rather than .cg
+  // Where a dependent launch lets the next kernel start (after this block's reads, or at once:
+  // a variant) and whether this one walks a read-only history before waiting for the previous
+  // kernel (wait_first: a variant that waits before any read).
+  bool trigger_at_start = false;
+  bool wait_first = false;
 };
 
 // The compiled form of one decode kernel (kernels/decode_table.cuh).
@@ -88,13 +93,18 @@ struct Tuning {
   double waves = 1.0;           // thread blocks wanted, in multiples of what fits on the SMs
   int min_split_tokens = 256;   // never split the history finer than this
   bool graph_replay = true;     // time_calls replays a captured graph of the calls
+  // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
+  // its reads of the paged history overlap the end of the kernel before it (kernels/decode.cuh).
+  bool dependent_launch = true;
 #if defined(READBENCH_BENCH_VARIANTS)
-  int warps = 4;              // warps a block: 4, or 8 (two stages; for stages <= 8 KiB)
-  int stages = 0;             // cp.async depth: 0 by block shape (bf16 D=128 variants: 2, 4, 6)
-  int kv_per_block = 1;       // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
-  bool simt_half = false;     // bf16 D=128 through the CUDA-core kernel instead of mma
-  bool flush_read = false;    // cold flush also streams a second L2-sized buffer (clean L2)
-  bool merge_kernel = false;  // merge splits in a second kernel, not in the decode's last block
+  int warps = 4;                  // warps a block: 4, or 8 (two stages; for stages <= 8 KiB)
+  int stages = 0;                 // cp.async depth: 0 by block shape (bf16 D=128 variants: 2, 4, 6)
+  int kv_per_block = 1;           // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
+  bool simt_half = false;         // bf16 D=128 through the CUDA-core kernel instead of mma
+  bool flush_read = false;        // cold flush also streams a second L2-sized buffer (clean L2)
+  bool merge_kernel = false;      // merge splits in a second kernel, not in the decode's last block
+  bool trigger_at_start = false;  // dependent launch: the next kernel may start at once
+  bool wait_first = false;        // dependent launch: wait for the previous kernel before reading
 #endif
 };
 #if defined(READBENCH_BENCH_VARIANTS)
@@ -107,6 +117,8 @@ struct DecodePlan {
   DecodeKernel kernel;    // the kernel chosen for the problem
   int blocks_per_sm = 0;  // occupancy of `kernel`
   bool copy_through_l1 = false;
+  bool dependent_launch = false;  // Tuning::dependent_launch (the backend drops it below sm_90)
+  bool trigger_at_start = false, wait_first = false;  // variants of it
   int head_tiles = 0;
   int splits = 1;
   int split_tokens = 0;
@@ -128,10 +140,15 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
 cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, DecodeParams params,
                           cudaStream_t stream);
 
-// Copies each sequence's blocks into contiguous K/V [B, L, Hkv, D] (the gather path's first step).
+// Copies each sequence's blocks into contiguous K/V [B, L, Hkv, D] (the gather path's first step),
+// as a programmatic dependent of the kernel before it where `dependent_launch`.
 cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, const void* v_pool,
                                 const std::int32_t* block_table, void* k_out, void* v_out,
-                                cudaStream_t stream);
+                                bool dependent_launch, cudaStream_t stream);
+
+// cudaLaunchKernelExC, with programmatic stream serialization where `dependent`.
+cudaError_t launch_kernel(const void* function, dim3 grid, dim3 block, std::size_t smem,
+                          void** args, bool dependent, cudaStream_t stream);
 
 // Internal: the kernel tables of each layout (paged_decode.cu, block_gather.cu).
 DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t);

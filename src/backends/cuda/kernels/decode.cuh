@@ -7,7 +7,10 @@
 // one is computed, block-table entries fetched a tile ahead. Each warp keeps an online softmax
 // (running max, running sum, f32 accumulator); the warps merge in shared memory and, when the
 // history is split across thread blocks (flash-decoding), the last block of a split row to
-// finish merges the splits.
+// finish merges the splits. Launched as a programmatic dependent of the kernel before (sm_90
+// on), a block walks a read-only (paged) history and starts its first copies before waiting
+// for that kernel; q, the outputs and the split workspace wait. Each block lets the next kernel
+// launch once its reads are done.
 //
 // Two policies make the variants:
 //   Rows (rows.cuh): PagedRows walks the block table (the fused path); ContiguousRows reads the
@@ -125,9 +128,13 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const int head0 = kv_head * p.group + head_tile * kHeads;  // first query head served here
   const int valid_heads = min(kHeads, p.group - head_tile * kHeads);
 
+  // Under a dependent launch (Tuning::dependent_launch) this kernel may start while the
+  // previous kernel of the stream still runs: q, the outputs and the split workspace wait for
+  // it; a read-only history (the paged pools) is walked and its first tiles copied before that.
+  if (p.trigger_at_start) launch_dependents();
+  const bool history_first = Rows::kHistoryIsReadOnly && !p.wait_first;
+  if (!history_first) wait_for_prerequisite();
   Math math;
-  math.init(static_cast<const T*>(p.q) + (std::size_t(b) * p.q_heads + head0) * D, valid_heads,
-            lane);
 
   // K/V of this KV head: row r starts at base + r * row_stride.
   const std::size_t row_stride = std::size_t(p.kv_heads) * kRowBytes;
@@ -171,18 +178,27 @@ __global__ void __launch_bounds__(kWarps* kWarp)
 
   // One loop for the prologue (it < 0: copies only) and the steady state, so the copy and the
   // math are each compiled once: a smaller kernel starts faster on a cold instruction cache.
+  // A warp with no tiles still passes it = 0, where q is loaded.
 #pragma unroll 1
-  for (int it = 1 - kStages; it < my_tiles; ++it) {
+  for (int it = 1 - kStages; it < my_tiles || it <= 0; ++it) {
     __syncwarp();  // every lane is done reading the stage the next issue overwrites
     if (it + kStages - 1 < my_tiles) issue((it + kStages - 1) % kStages);
     cp_async_commit();  // empty groups keep the count uniform
     if (it < 0) continue;
+    if (it == 0) {
+      if (history_first) wait_for_prerequisite();
+      math.init(static_cast<const T*>(p.q) + (std::size_t(b) * p.q_heads + head0) * D, valid_heads,
+                lane);
+      if (my_tiles == 0) break;
+    }
     cp_async_wait<kStages - 1>();  // this lane's copies of tile `it` have landed
     __syncwarp();                  // ... and every other lane's
     const uint4* stage = my_stages + (it % kStages) * kStageChunks;
     const int first = begin + (kv_warp + it * kWarpsPerKv) * kTile;
     math.compute(Tile{stage, stage + kTileChunks}, end - first, p.scale_log2, lane);
   }
+  // This block's reads are done: the next kernel may launch into the SMs as blocks leave.
+  if (!p.trigger_at_start) launch_dependents();
   math.finish(lane);
   cp_async_wait<0>();
   __syncthreads();  // the pipeline's shared memory becomes the merge area

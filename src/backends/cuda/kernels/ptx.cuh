@@ -51,6 +51,22 @@ __device__ __forceinline__ void mma_16816<__half>(float (&d)[4], uint32_t a0, ui
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// Programmatic dependent launch (sm_90 on; elsewhere, and for a kernel launched without the
+// attribute, both are no-ops). launch_dependents: once every block of this grid has executed
+// it (or exited), the next kernel of the stream may start. wait_for_prerequisite: blocks until
+// the kernel this one overlaps has completed and its writes are visible.
+__device__ __forceinline__ void launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void wait_for_prerequisite() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 // Transposes an 8x8 matrix of 16-bit values held as mma fragments across the warp.
 __device__ __forceinline__ uint32_t transpose_8x8(uint32_t x) {
   uint32_t y;

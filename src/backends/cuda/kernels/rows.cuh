@@ -16,6 +16,9 @@ __device__ __forceinline__ uint32_t div_block(const DecodeParams& p, int tok) {
 }
 
 struct PagedRows {
+  // The pools and the block table hold the history, which no kernel of the stream writes: a
+  // dependent launch may start reading it before the previous kernel has finished.
+  static constexpr bool kHistoryIsReadOnly = true;
   // The block-table entry of `tok`, loaded a tile before `row` needs it.
   __device__ static int fetch(const DecodeParams& p, int b, int tok) {
     return __ldg(p.block_table + std::size_t(b) * p.blocks_per_seq + div_block(p, tok));
@@ -27,6 +30,7 @@ struct PagedRows {
 };
 
 struct ContiguousRows {
+  static constexpr bool kHistoryIsReadOnly = false;  // the gather kernel just wrote it
   __device__ static int fetch(const DecodeParams&, int, int) { return 0; }
   __device__ static uint32_t row(const DecodeParams& p, int b, int tok, int /*fetched*/) {
     return uint32_t(b) * uint32_t(p.length) + uint32_t(tok);
