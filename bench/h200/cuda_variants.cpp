@@ -9,6 +9,8 @@
 //   cuda_variants b1 CSV SPEC...    the fused read's short-call shapes (B=1 over L, bf16 and
 //                                   e4m3 K/V; B=32 L=1024; D=64) under each tuning SPEC
 //                                   ("" = the defaults)
+//   cuda_variants timeline OUTDIR   where a fused call's time goes: each block's global-timer
+//                                   stamps over a replay of a few calls
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -223,7 +225,67 @@ int bench(const char* csv_path) {
   return 0;
 }
 
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::size_t(q * double(v.size() - 1) + 0.5)];
+}
+
 }  // namespace
+
+// Where a fused call's time goes: `calls` calls replayed from a graph after a cold flush (as a
+// sample runs them), each decode block stamping the global timer at its start, when its reads
+// are done, at its end; best of 7 replays by the events' time. Per call: block starts, reads
+// done and ends (min / median / max, us after the first block of the first call started) and
+// the split merge's end. Raw stamps of the best replay go to OUTDIR/timeline-SHAPE.csv.
+int timeline(const std::string& outdir) {
+  auto be = rb::cuda::make_tunable_cuda_backend(0, rb::cuda::Tuning{});
+  std::vector<std::pair<rb::Workload, int>> shapes;  // workload, calls
+  for (const std::int64_t l : {16, 1024, 16384, 65536})
+    shapes.emplace_back(make(rb::DType::bf16, 1, 32, 8, 128, 16, l, 4), 4);
+  shapes.emplace_back(make(rb::DType::bf16, 1, 32, 8, 128, 16, 65536, 4), 4);
+  shapes.back().first.kv_storage = rb::DType::e4m3;
+  shapes.emplace_back(make(rb::DType::bf16, 32, 32, 8, 128, 16, 1024, 4), 4);
+  shapes.emplace_back(make(rb::DType::bf16, 32, 32, 8, 64, 16, 4096, 4), 4);
+  shapes.emplace_back(make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 2), 2);
+  for (auto& [w, calls] : shapes) {
+    be->prepare(rb::make_host_workload(w));
+    const std::string name = name_of(w) + (w.kv_storage ? "_kv_e4m3" : "");
+    rb::cuda::TunableBackend::Timeline best;
+    for (int rep = 0; rep < 7; ++rep) {
+      auto t = be->timeline(calls);
+      if (rep == 0 || t.event_s < best.event_s) best = std::move(t);
+    }
+    unsigned long long t0 = ~0ull;
+    for (std::int64_t i = 0; i < best.blocks; ++i)
+      t0 = std::min(t0, best.stamps[std::size_t(i) * 4]);
+    std::ofstream csv(outdir + "/timeline-" + name + ".csv");
+    csv << "call,block,start_us,reads_done_us,end_us,merged\n";
+    std::printf("timeline %s: %d calls, %lld blocks a call, events %.2f us (%.2f us a call)\n",
+                name.c_str(), calls, (long long)best.blocks, best.event_s * 1e6,
+                best.event_s * 1e6 / calls);
+    for (int c = 0; c < calls; ++c) {
+      std::vector<double> start, reads, end, merge_end;
+      for (std::int64_t i = 0; i < best.blocks; ++i) {
+        const unsigned long long* s = &best.stamps[(std::size_t(c) * best.blocks + i) * 4];
+        const auto us = [&](unsigned long long x) { return double(x - t0) * 1e-3; };
+        start.push_back(us(s[0]));
+        reads.push_back(us(s[1]));
+        end.push_back(us(s[2]));
+        if (s[3] != 0) merge_end.push_back(us(s[2]));
+        csv << c << "," << i << "," << us(s[0]) << "," << us(s[1]) << "," << us(s[2]) << "," << s[3]
+            << "\n";
+      }
+      std::printf(
+          "  call %d: start %7.2f %7.2f %7.2f | reads done %7.2f %7.2f %7.2f | end %7.2f %7.2f "
+          "%7.2f | merges %zu, last %7.2f us\n",
+          c, quantile(start, 0), quantile(start, 0.5), quantile(start, 1), quantile(reads, 0),
+          quantile(reads, 0.5), quantile(reads, 1), quantile(end, 0), quantile(end, 0.5),
+          quantile(end, 1), merge_end.size(), merge_end.empty() ? 0.0 : quantile(merge_end, 1));
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
 
 // One cold call per (shape, variant), for ncu: the decode kernels of the target shapes.
 int profile() {
@@ -316,10 +378,12 @@ int main(int argc, char** argv) {
   try {
     if (mode == "sanitize") return sanitize(argc > 2 ? argv[2] : nullptr);
     if (mode == "profile") return profile();
+    if (mode == "timeline" && argc > 2) return timeline(argv[2]);
     if (mode == "b1" && argc > 2)
       return b1(argv[2], std::vector<std::string>(argv + 3, argv + argc));
     if (mode == "bench") return bench(argc > 2 ? argv[2] : "cuda_variants.csv");
-    std::cerr << "usage: cuda_variants sanitize | bench [CSV] | profile | b1 CSV SPEC...\n";
+    std::cerr << "usage: cuda_variants sanitize | bench [CSV] | profile | b1 CSV SPEC... | "
+                 "timeline OUTDIR\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "cuda_variants: " << e.what() << "\n";

@@ -111,6 +111,7 @@ class CudaBackend final : public BackendBase {
   std::int64_t memory_available_bytes() const override;
 #if defined(READBENCH_BENCH_VARIANTS)
   void retune(const cuda::Tuning& t) override;
+  Timeline timeline(int calls) override;
 #endif
   void prepare(HostWorkload&& w) override;
   std::vector<double> run_for_check(Path p) override;
@@ -141,6 +142,9 @@ class CudaBackend final : public BackendBase {
 
   int device_;
   cuda::Tuning tuning_;
+#if defined(READBENCH_BENCH_VARIANTS)
+  unsigned long long* timeline_next_ = nullptr;  // the stamps of the call being enqueued
+#endif
   GpuInfo info_;
   std::unique_ptr<cuda::Stream> stream_;
   std::unique_ptr<cuda::Event> start_, stop_;
@@ -362,6 +366,40 @@ void CudaBackend::retune(const cuda::Tuning& t) {
   allocate_split_state(problem_, fused_plan_, gather_plan_);
   graphs_.clear();
 }
+
+CudaBackend::Timeline CudaBackend::timeline(int calls) {
+  RB_CUDA_CHECK(cudaSetDevice(device_));
+  require_prepared();
+  Timeline t;
+  t.blocks = std::int64_t(fused_plan_.splits) *
+             (problem_.kv_heads / fused_plan_.kernel.kv_per_block) * fused_plan_.head_tiles *
+             problem_.batch;
+  const std::size_t per_call = std::size_t(t.blocks) * 4;
+  DeviceBuffer stamps(per_call * std::size_t(calls) * sizeof(unsigned long long), "the timeline");
+  const cudaStream_t s = stream_->get();
+  cudaGraph_t graph = nullptr;
+  RB_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < calls; ++i) {
+    timeline_next_ = stamps.as<unsigned long long>() + per_call * std::size_t(i);
+    enqueue(Path::fused, i % w_.replicas, i == 0);
+  }
+  timeline_next_ = nullptr;
+  RB_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  RB_CUDA_CHECK(status);
+  const cuda::GraphExec owned(exec);
+  RB_CUDA_CHECK(cudaGraphUpload(exec, s));
+  flush_l2();
+  RB_CUDA_CHECK(cudaEventRecord(start_->get(), s));
+  RB_CUDA_CHECK(cudaGraphLaunch(exec, s));
+  RB_CUDA_CHECK(cudaEventRecord(stop_->get(), s));
+  t.event_s = elapsed_s();
+  t.stamps.resize(per_call * std::size_t(calls));
+  RB_CUDA_CHECK(cudaMemcpy(t.stamps.data(), stamps.data(), stamps.size(), cudaMemcpyDeviceToHost));
+  return t;
+}
 #endif
 
 std::size_t CudaBackend::split_state_bytes(const cuda::DecodeProblem& p, const cuda::DecodePlan& a,
@@ -423,6 +461,7 @@ void CudaBackend::enqueue(const Path& p, int replica, bool first) {
   params.split_counters = counters_.as<int>();
 #if defined(READBENCH_BENCH_VARIANTS)
   if (tuning_.merge_kernel) params.split_counters = nullptr;
+  if (p == Path::fused) params.timeline = timeline_next_;
 #endif
   if (p == Path::fused) {
     params.k = k_pool_.data();

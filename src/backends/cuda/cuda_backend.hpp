@@ -3,7 +3,9 @@
 #include "backends/backend.hpp"
 
 #if defined(READBENCH_BENCH_VARIANTS)
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "backends/cuda/decode_launch.hpp"
 
@@ -15,6 +17,14 @@ class TunableBackend : public Backend {
  public:
   // Plans the prepared workload again under `t`, keeping it uploaded.
   virtual void retune(const Tuning& t) = 0;
+  // `calls` fused calls replayed from a graph after a cold flush, as time_calls does, with each
+  // decode block's globaltimer stamps: [calls][blocks][start, reads done, end, merged].
+  struct Timeline {
+    double event_s = 0;  // the events' time of the whole replay
+    std::int64_t blocks = 0;
+    std::vector<unsigned long long> stamps;
+  };
+  virtual Timeline timeline(int calls) = 0;
 };
 
 // make_cuda_backend planning under `t` rather than the defaults.

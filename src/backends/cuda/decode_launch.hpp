@@ -71,6 +71,9 @@ struct DecodeParams {
   // kernel (wait_first: a variant that waits before any read).
   bool trigger_at_start = false;
   bool wait_first = false;
+  // Variant builds: where each block writes its globaltimer stamps (start, reads done, end, and
+  // 1 where it merged the splits), [blocks][4] in grid order; null: none.
+  unsigned long long* timeline = nullptr;
 };
 
 // The compiled form of one decode kernel (kernels/decode_table.cuh).

@@ -131,6 +131,12 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   // Under a dependent launch (Tuning::dependent_launch) this kernel may start while the
   // previous kernel of the stream still runs: q, the outputs and the split workspace wait for
   // it; a read-only history (the paged pools) is walked and its first tiles copied before that.
+#if defined(READBENCH_BENCH_VARIANTS)
+  const std::size_t block_id =
+      blockIdx.x + std::size_t(gridDim.x) * (blockIdx.y + std::size_t(gridDim.y) * blockIdx.z);
+  unsigned long long* stamps = p.timeline == nullptr ? nullptr : p.timeline + block_id * 4;
+  if (stamps != nullptr && threadIdx.x == 0) stamps[0] = global_timer_ns(), stamps[3] = 0;
+#endif
   if (p.trigger_at_start) launch_dependents();
   const bool history_first = Rows::kHistoryIsReadOnly && !p.wait_first;
   if (!history_first) wait_for_prerequisite();
@@ -202,6 +208,9 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   math.finish(lane);
   cp_async_wait<0>();
   __syncthreads();  // the pipeline's shared memory becomes the merge area
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (stamps != nullptr && threadIdx.x == 0) stamps[1] = global_timer_ns();
+#endif
 
   float* sm_o = reinterpret_cast<float*>(smem);  // [W, kHeads, D]
   float* sm_m = sm_o + kWarps * kHeads * D;      // [W, kHeads]
@@ -249,6 +258,10 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       if (d == 0) p.partial_lse[bh * p.splits + split] = m_all + log2f(sum);
     }
   }
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (stamps != nullptr) __syncthreads();  // every thread's outputs written
+  if (stamps != nullptr && threadIdx.x == 0) stamps[2] = global_timer_ns();
+#endif
   if (p.splits == 1 || p.split_counters == nullptr) return;
 
   // The last block of this (sequence, KV head, head tile) to finish merges all splits
@@ -263,6 +276,10 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   __threadfence();
   merge_splits<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
   if (threadIdx.x == 0) *counter = 0;
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (stamps != nullptr) __syncthreads();
+  if (stamps != nullptr && threadIdx.x == 0) stamps[2] = global_timer_ns(), stamps[3] = 1;
+#endif
 }
 
 }  // namespace readbench::cuda::kernels

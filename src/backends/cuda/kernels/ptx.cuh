@@ -67,6 +67,13 @@ __device__ __forceinline__ void wait_for_prerequisite() {
 #endif
 }
 
+// The GPU's global nanosecond timer (bench/h200's timelines).
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
+
 // Transposes an 8x8 matrix of 16-bit values held as mma fragments across the warp.
 __device__ __forceinline__ uint32_t transpose_8x8(uint32_t x) {
   uint32_t y;
