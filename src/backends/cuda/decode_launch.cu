@@ -89,8 +89,15 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   // The in-kernel merge keeps one weight per (query head, split) in shared memory.
   const std::int64_t heads_per_cta = std::int64_t(k.kv_per_block) * k.heads_per_block;
   const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
-  const std::int64_t splits = std::clamp<std::int64_t>(
+  std::int64_t splits = std::clamp<std::int64_t>(
       wanted / blocks, 1, std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)}));
+  // A short history where even the finest splits leave SMs idle: shorter splits, as long as
+  // every block keeps an SM to itself (a block's few tiles are its latency, not its bandwidth).
+  if (t.short_split_tokens > 0) {
+    const std::int64_t finer = std::min({std::int64_t(ceil_div(p.length, t.short_split_tokens)),
+                                         wanted / blocks, smem_splits, std::int64_t(kMaxSplits)});
+    if (finer > splits && finer * blocks <= sm_count) splits = finer;
+  }
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
   return plan;
@@ -124,6 +131,8 @@ void apply_tuning(Tuning& t, std::string_view spec) {
       t.waves = x;
     else if (key == "minsplit")
       t.min_split_tokens = int(x);
+    else if (key == "shortsplit")
+      t.short_split_tokens = int(x);
     else if (key == "graph")
       t.graph_replay = x != 0;
     else if (key == "flushread")

@@ -91,11 +91,12 @@ struct DecodeKernel {
 // READBENCH_BENCH_VARIANTS (bench/h200 only) compiles in the variants bench/h200/NOTES.md
 // compares, and the fields that select them.
 struct Tuning {
-  bool copy_through_l1 = true;  // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
-                                // L2 requests, 81% instead of 94% of DRAM bandwidth)
-  double waves = 1.0;           // thread blocks wanted, in multiples of what fits on the SMs
-  int min_split_tokens = 256;   // never split the history finer than this
-  bool graph_replay = true;     // time_calls replays a captured graph of the calls
+  bool copy_through_l1 = true;   // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
+                                 // L2 requests, 81% instead of 94% of DRAM bandwidth)
+  double waves = 1.0;            // thread blocks wanted, in multiples of what fits on the SMs
+  int min_split_tokens = 256;    // never split the history finer than this
+  int short_split_tokens = 128;  // ... unless splits this short still give each block an SM
+  bool graph_replay = true;      // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
   // its reads of the paged history overlap the end of the kernel before it (kernels/decode.cuh).
   bool dependent_launch = true;
@@ -112,7 +113,8 @@ struct Tuning {
 };
 #if defined(READBENCH_BENCH_VARIANTS)
 // Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge) to `t`, as bench/h200 names its variants. Throws InputError naming a bad entry.
+// merge, pdl, shortsplit) to `t`, as bench/h200 names its variants. Throws InputError naming a bad
+// entry.
 void apply_tuning(Tuning& t, std::string_view spec);
 #endif
 

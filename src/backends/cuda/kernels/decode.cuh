@@ -52,41 +52,54 @@ constexpr std::size_t decode_smem_bytes() {
 // split's o_s already normalized. Called by all threads of a block for `heads` query heads
 // starting at flat index bh0 (= b * Hq + head); `weights` is shared memory for heads * splits
 // floats. Partials written by other blocks are read through L2 (__ldcg): L1 is not coherent.
+// The merge runs after the call's last reads, so its L2 round trips are the call's tail: each
+// log-sum-exp is read once, and kInFlight splits' partials are loaded before any is used (four
+// at a time, 33 splits took about 9 us on the H200; bench/h200/NOTES.md, run 24).
 template <class T>
 __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* weights) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   const int warps = blockDim.x / kWarp;
   for (int h = warp; h < heads; h += warps) {
     const float* lse = p.partial_lse + (bh0 + h) * p.splits;  // [splits]
+    float* w = weights + h * p.splits;
     float m = -CUDART_INF_F;
-    for (int s = lane; s < p.splits; s += kWarp) m = fmaxf(m, __ldcg(lse + s));
+    for (int s = lane; s < p.splits; s += kWarp) {
+      w[s] = __ldcg(lse + s);
+      m = fmaxf(m, w[s]);
+    }
     m = warp_max_over(m, 1, kWarp / 2);
     float sum = 0.0f;
-    for (int s = lane; s < p.splits; s += kWarp) {
-      const float e = exp2f(__ldcg(lse + s) - m);
-      weights[h * p.splits + s] = e;
-      sum += e;
+    for (int s = lane; s < p.splits; s += kWarp) {  // each lane rereads only its own entries
+      w[s] = exp2f(w[s] - m);
+      sum += w[s];
     }
     sum = warp_sum_over(sum, 1, kWarp / 2);
-    __syncwarp();
-    for (int s = lane; s < p.splits; s += kWarp) weights[h * p.splits + s] /= sum;
+    for (int s = lane; s < p.splits; s += kWarp) w[s] /= sum;
   }
   __syncthreads();
   // Four consecutive d per thread: 16-byte loads, a quarter of the loop trips.
+  constexpr int kInFlight = 16;
   const int quads = p.head_dim / 4;
   for (int idx = threadIdx.x; idx < heads * quads; idx += blockDim.x) {
     const int h = idx / quads, d = idx % quads * 4;
     const float* partial = p.partial_out + (bh0 + h) * p.splits * p.head_dim + d;  // [splits]
+    const float* w = weights + h * p.splits;
     float4 acc = make_float4(0, 0, 0, 0);
-#pragma unroll 4
-    for (int s = 0; s < p.splits; ++s) {
-      const float w = weights[h * p.splits + s];
-      const float4 x =
-          __ldcg(reinterpret_cast<const float4*>(partial + std::size_t(s) * p.head_dim));
-      acc.x = fmaf(w, x.x, acc.x);
-      acc.y = fmaf(w, x.y, acc.y);
-      acc.z = fmaf(w, x.z, acc.z);
-      acc.w = fmaf(w, x.w, acc.w);
+    for (int s0 = 0; s0 < p.splits; s0 += kInFlight) {
+      float4 x[kInFlight];
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k)
+        if (s0 + k < p.splits)
+          x[k] =
+              __ldcg(reinterpret_cast<const float4*>(partial + std::size_t(s0 + k) * p.head_dim));
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k)
+        if (s0 + k < p.splits) {
+          acc.x = fmaf(w[s0 + k], x[k].x, acc.x);
+          acc.y = fmaf(w[s0 + k], x[k].y, acc.y);
+          acc.z = fmaf(w[s0 + k], x[k].z, acc.z);
+          acc.w = fmaf(w[s0 + k], x[k].w, acc.w);
+        }
     }
     const std::size_t o = (bh0 + h) * p.head_dim + d;
     store_out<T>(p.out, o, acc.x);
