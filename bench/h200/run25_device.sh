@@ -5,25 +5,29 @@
 # tools over timed calls with many and with short splits, issue 12's shapes, two plain runs;
 # then the variant build (.scratch/rbx/cv.tar.xz): b1 with and without the short-split rule,
 # and the timelines.
-# Usage: bench/h200/run25_device.sh OUTDIR
+# Usage: bench/h200/run25_device.sh OUTDIR check|measure (two device calls: each within the limit)
 set -u -o pipefail
 out=${1:?OUTDIR}
+mode=${2:?check or measure}
 mkdir -p "$out" /tmp/cv
 . "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all, san
 export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
 
 step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
+if [ "$mode" = check ]; then
 gpu_tests
 verify_all
 step "compute-sanitizer over timed calls"
 for tool in memcheck racecheck synccheck initcheck; do
-  san "$tool" "run, both paths, -b 1 L 1000,65537 (short and 33 splits)" "$rb" run \
-    --backend cuda -b 1 -L 1000,65537 --min-samples 2 --budget 0.02 --rounds 1 --path all \
+  san "$tool" "run, both paths, -b 1 L 1000,16384 (8 and 32 splits)" "$rb" run \
+    --backend cuda -b 1 -L 1000,16384 --min-samples 2 --budget 0.02 --rounds 1 --path all \
     --json "$out/san.json"
   san "$tool" "run, fused, e4m3 K/V -b 2 L 4099" "$rb" run --backend cuda -b 2 -L 4099 \
     --kv-dtype fp8_e4m3 --min-samples 2 --budget 0.02 --rounds 1 --path fused --json "$out/san.json"
 done
 rm -f "$out/san.json"
+exit 0
+fi
 shape() {  # name, readbench run options...
   local name=$1
   shift

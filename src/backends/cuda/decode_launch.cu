@@ -91,9 +91,11 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
   std::int64_t splits = std::clamp<std::int64_t>(
       wanted / blocks, 1, std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)}));
-  // A short history where even the finest splits leave SMs idle: shorter splits, as long as
-  // every block keeps an SM to itself (a block's few tiles are its latency, not its bandwidth).
-  if (t.short_split_tokens > 0) {
+  // A split short history where even the finest splits leave SMs idle: shorter splits, as long
+  // as every block keeps an SM to itself (a block's few tiles are its latency, not its
+  // bandwidth). An unsplit one stays so: a merge costs more than it saves there (bench/h200
+  // run 25: B=1 L=1024 7.2 -> 6.3 us; L=256, split in two, 5.3 -> 5.7 us).
+  if (t.short_split_tokens > 0 && splits > 1) {
     const std::int64_t finer = std::min({std::int64_t(ceil_div(p.length, t.short_split_tokens)),
                                          wanted / blocks, smem_splits, std::int64_t(kMaxSplits)});
     if (finer > splits && finer * blocks <= sm_count) splits = finer;
