@@ -413,3 +413,9 @@ TEST_CASE("the tolerances are those") {
   CHECK(tolerance(DType::f16) == 2e-3);
   CHECK(tolerance(DType::bf16) == 1e-2);
 }
+
+TEST_CASE("a backend that keeps no output buffer says so when asked to read one back") {
+  const auto backend = make_cpu_backend(1);
+  CHECK_THROWS_WITH_AS(backend->read_output(0), "the cpu backend cannot read its outputs back",
+                       BackendError);
+}

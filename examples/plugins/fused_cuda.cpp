@@ -52,7 +52,11 @@ rb_status prepare(const rb_problem* p, void** state, char* err, std::size_t err_
   }
   try {
     s->problem = cuda::decode_problem(*w);
-    s->plan = cuda::plan_decode(s->problem, cuda::KvLayout::paged, sms, cuda::Tuning{});
+    // Plain launches: readbench's own calls are programmatic dependents of the kernel before
+    // them (sm_90 on) except the first of a sample, which a plugin cannot tell apart.
+    cuda::Tuning tuning;
+    tuning.dependent_launch = false;
+    s->plan = cuda::plan_decode(s->problem, cuda::KvLayout::paged, sms, tuning);
   } catch (const std::exception& e) {  // a head dim no kernel is compiled for
     std::snprintf(err, err_size, "%s", e.what());
     release(s);

@@ -77,6 +77,10 @@ class Backend {
   virtual void prepare(HostWorkload&& w) = 0;
   // One call on replica 0 into a poisoned (NaN) output; returns the output [B, Hq, D] in f64.
   virtual std::vector<double> run_for_check(Path p) = 0;
+  // Replica `replica`'s output [B, Hq, D] in f64 as the last call on it left it (the GPU tests
+  // read what back-to-back timed calls wrote). Backends that keep no such buffer throw
+  // BackendError.
+  virtual std::vector<double> read_output(int replica);
   // Seconds for `calls` back-to-back calls cycling over the replicas (call i uses replica
   // i % replicas). When cold, caches are flushed first and the flush is not timed.
   virtual double time_calls(Path p, int calls, CacheState cache) = 0;

@@ -50,6 +50,13 @@ __global__ void __launch_bounds__(256) block_gather_kernel(const __grid_constant
 
 }  // namespace
 
+bool kernels_support_dependent_launch() {
+  cudaFuncAttributes a{};
+  return cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(&block_gather_kernel)) ==
+             cudaSuccess &&
+         a.ptxVersion >= 90;
+}
+
 DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t) {
   return kernels::find_decode_kernel<kernels::ContiguousRows>(p, t);
 }

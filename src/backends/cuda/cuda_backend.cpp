@@ -61,7 +61,7 @@ class CudaBackend final : public BackendBase {
     info_.compute_major = prop.major;
     info_.compute_minor = prop.minor;
     info_.sm_count = prop.multiProcessorCount;
-    if (prop.major < 9) tuning_.dependent_launch = false;  // programmatic launches: sm_90 on
+    if (!cuda::kernels_support_dependent_launch()) tuning_.dependent_launch = false;
     info_.l2_bytes = prop.l2CacheSize;
     info_.memory_bytes = std::int64_t(prop.totalGlobalMem);
     // CUDA 13 dropped the clock fields of cudaDeviceProp; the attributes remain (kHz).
@@ -115,6 +115,7 @@ class CudaBackend final : public BackendBase {
 #endif
   void prepare(HostWorkload&& w) override;
   std::vector<double> run_for_check(Path p) override;
+  std::vector<double> read_output(int replica) override;
   double time_calls(Path p, int calls, CacheState cache) override;
   void add_plugin(std::shared_ptr<const Plugin> plugin) override;
   std::string path_note(const Path& p) const override;
@@ -360,7 +361,7 @@ void CudaBackend::retune(const cuda::Tuning& t) {
   RB_CUDA_CHECK(cudaSetDevice(device_));
   require_prepared();
   tuning_ = t;
-  if (info_.compute_major < 9) tuning_.dependent_launch = false;
+  if (!cuda::kernels_support_dependent_launch()) tuning_.dependent_launch = false;
   fused_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::paged, info_.sm_count, tuning_);
   gather_plan_ = cuda::plan_decode(problem_, cuda::KvLayout::contiguous, info_.sm_count, tuning_);
   allocate_split_state(problem_, fused_plan_, gather_plan_);
@@ -379,9 +380,16 @@ CudaBackend::Timeline CudaBackend::timeline(int calls) {
   const cudaStream_t s = stream_->get();
   cudaGraph_t graph = nullptr;
   RB_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < calls; ++i) {
-    timeline_next_ = stamps.as<unsigned long long>() + per_call * std::size_t(i);
-    enqueue(Path::fused, i % w_.replicas, i == 0);
+  try {
+    for (int i = 0; i < calls; ++i) {
+      timeline_next_ = stamps.as<unsigned long long>() + per_call * std::size_t(i);
+      enqueue(Path::fused, i % w_.replicas, i == 0);
+    }
+  } catch (...) {  // no later call may write into the stamps, freed on the way out
+    timeline_next_ = nullptr;
+    cudaStreamEndCapture(s, &graph);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    throw;
   }
   timeline_next_ = nullptr;
   RB_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
@@ -502,13 +510,23 @@ std::vector<double> CudaBackend::run_for_check(Path p) {
   RB_CUDA_CHECK(cudaSetDevice(device_));
   require_prepared();
   if (p == Path::gather && !gather_unavailable_.empty()) throw BackendError(gather_unavailable_);
-  const std::size_t n = std::size_t(w_.io_elements());
-  const std::size_t bytes = n * element_size(w_.dtype);
+  const std::size_t bytes = std::size_t(w_.io_elements()) * element_size(w_.dtype);
   RB_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0xff, bytes, stream_->get()));  // NaN in every dtype
   enqueue(p, 0, true);
+  return read_output(0);
+}
+
+std::vector<double> CudaBackend::read_output(int replica) {
+  RB_CUDA_CHECK(cudaSetDevice(device_));
+  require_prepared();
+  if (replica < 0 || replica >= w_.replicas)
+    throw InputError("replica " + std::to_string(replica) + " is outside 0.." +
+                     std::to_string(w_.replicas - 1));
+  const std::size_t n = std::size_t(w_.io_elements());
+  const std::size_t bytes = n * element_size(w_.dtype);
   std::vector<std::byte> raw(bytes);
-  RB_CUDA_CHECK(
-      cudaMemcpyAsync(raw.data(), out_.data(), bytes, cudaMemcpyDeviceToHost, stream_->get()));
+  RB_CUDA_CHECK(cudaMemcpyAsync(raw.data(), out_.data() + std::size_t(replica) * bytes, bytes,
+                                cudaMemcpyDeviceToHost, stream_->get()));
   RB_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
   std::vector<double> out(n);
   for (std::size_t i = 0; i < n; ++i) out[i] = double(load_as(w_.dtype, raw.data(), i));

@@ -79,8 +79,8 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
                        " bytes of shared memory per block, more than this device offers");
 
   // Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
-  // no partial wave), and never below min_split_tokens per split: a split costs a partial write
-  // and a merge.
+  // no partial wave), and never below min_split_tokens per split (short_split_tokens in the case
+  // below): a split costs a partial write and a merge.
   plan.head_tiles = ceil_div(p.group(), k.heads_per_block);
   const std::int64_t blocks =
       std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * plan.head_tiles;
@@ -93,11 +93,15 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
       wanted / blocks, 1, std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)}));
   // A split short history where even the finest splits leave SMs idle: shorter splits, as long
   // as every block keeps an SM to itself (a block's few tiles are its latency, not its
-  // bandwidth). An unsplit one stays so: a merge costs more than it saves there (bench/h200
-  // run 25: B=1 L=1024 7.2 -> 6.3 us; L=256, split in two, 5.3 -> 5.7 us).
+  // bandwidth) and a row has at most kShortSplits of them, where it was measured: bench/h200
+  // run 25, B=1 Hkv=8 L=1024 4 -> 8 splits 7.2 -> 6.3 us; L=2048 8 -> 16 splits +1%; L=256,
+  // split in two, 5.3 -> 5.7 us (so an unsplit history stays so). The merging block's tail
+  // grows with the splits, so more of them are not assumed to pay.
+  constexpr std::int64_t kShortSplits = 8;
   if (t.short_split_tokens > 0 && splits > 1) {
-    const std::int64_t finer = std::min({std::int64_t(ceil_div(p.length, t.short_split_tokens)),
-                                         wanted / blocks, smem_splits, std::int64_t(kMaxSplits)});
+    const std::int64_t finer =
+        std::min({std::int64_t(ceil_div(p.length, t.short_split_tokens)), wanted / blocks,
+                  smem_splits, kShortSplits, std::int64_t(kMaxSplits)});
     if (finer > splits && finer * blocks <= sm_count) splits = finer;
   }
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;

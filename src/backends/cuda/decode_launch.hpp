@@ -94,8 +94,9 @@ struct Tuning {
   bool copy_through_l1 = true;   // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
                                  // L2 requests, 81% instead of 94% of DRAM bandwidth)
   double waves = 1.0;            // thread blocks wanted, in multiples of what fits on the SMs
-  int min_split_tokens = 256;    // never split the history finer than this
-  int short_split_tokens = 128;  // ... unless splits this short still give each block an SM
+  int min_split_tokens = 256;    // never split the history finer than this, but:
+  int short_split_tokens = 128;  // a split history that leaves SMs idle may go this fine (at
+                                 // most 8 splits, each block on an SM of its own; plan_decode)
   bool graph_replay = true;      // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
   // its reads of the paged history overlap the end of the kernel before it (kernels/decode.cuh).
@@ -150,6 +151,11 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
 cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, const void* v_pool,
                                 const std::int32_t* block_table, void* k_out, void* v_out,
                                 bool dependent_launch, cudaStream_t stream);
+
+// Whether the kernels as loaded for the current device were compiled for sm_90 on, so that they
+// hold the dependent-launch instructions Tuning::dependent_launch needs (a build for sm_80
+// alone, run on a later GPU from its PTX, has none).
+bool kernels_support_dependent_launch();
 
 // cudaLaunchKernelExC, with programmatic stream serialization where `dependent`.
 cudaError_t launch_kernel(const void* function, dim3 grid, dim3 block, std::size_t smem,

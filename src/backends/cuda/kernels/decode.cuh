@@ -52,9 +52,10 @@ constexpr std::size_t decode_smem_bytes() {
 // split's o_s already normalized. Called by all threads of a block for `heads` query heads
 // starting at flat index bh0 (= b * Hq + head); `weights` is shared memory for heads * splits
 // floats. Partials written by other blocks are read through L2 (__ldcg): L1 is not coherent.
-// The merge runs after the call's last reads, so its L2 round trips are the call's tail: each
-// log-sum-exp is read once, and kInFlight splits' partials are loaded before any is used (four
-// at a time, 33 splits took about 9 us on the H200; bench/h200/NOTES.md, run 24).
+// Each log-sum-exp is read once, and kInFlight splits' partials are loaded before any is used:
+// fewer L2 reads than reading the log-sum-exps twice and the partials four at a time, though
+// the merging block's tail on the H200 (3-9 us) did not shrink with it (bench/h200/NOTES.md,
+// runs 24-25).
 template <class T>
 __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* weights) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
