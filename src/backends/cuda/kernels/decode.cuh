@@ -142,15 +142,15 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const int head0 = kv_head * p.group + head_tile * kHeads;  // first query head served here
   const int valid_heads = min(kHeads, p.group - head_tile * kHeads);
 
-  // Under a dependent launch (Tuning::dependent_launch) this kernel may start while the
-  // previous kernel of the stream still runs: q, the outputs and the split workspace wait for
-  // it; a read-only history (the paged pools) is walked and its first tiles copied before that.
-#if defined(READBENCH_BENCH_VARIANTS)
+#if defined(READBENCH_BENCH_VARIANTS)  // bench/h200's timelines: this block's stamps
   const std::size_t block_id =
       blockIdx.x + std::size_t(gridDim.x) * (blockIdx.y + std::size_t(gridDim.y) * blockIdx.z);
   unsigned long long* stamps = p.timeline == nullptr ? nullptr : p.timeline + block_id * 4;
   if (stamps != nullptr && threadIdx.x == 0) stamps[0] = global_timer_ns(), stamps[3] = 0;
 #endif
+  // Under a dependent launch (Tuning::dependent_launch) this kernel may start while the
+  // previous kernel of the stream still runs: q, the outputs and the split workspace wait for
+  // it; a read-only history (the paged pools) is walked and its first tiles copied before that.
   if (p.trigger_at_start) launch_dependents();
   const bool history_first = Rows::kHistoryIsReadOnly && !p.wait_first;
   if (!history_first) wait_for_prerequisite();
