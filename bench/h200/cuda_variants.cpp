@@ -237,8 +237,8 @@ double quantile(std::vector<double> v, double q) {
 // are done, at its end; best of 7 replays by the events' time. Per call: block starts, reads
 // done and ends (min / median / max, us after the first block of the first call started) and
 // the split merge's end. Raw stamps of the best replay go to OUTDIR/timeline-SHAPE.csv.
-int timeline(const std::string& outdir) {
-  auto be = rb::cuda::make_tunable_cuda_backend(0, rb::cuda::Tuning{});
+int timeline(const std::string& outdir, const char* spec) {
+  auto be = rb::cuda::make_tunable_cuda_backend(0, tuning_of(spec));
   std::vector<std::pair<rb::Workload, int>> shapes;  // workload, calls
   for (const std::int64_t l : {16, 1024, 16384, 65536})
     shapes.emplace_back(make(rb::DType::bf16, 1, 32, 8, 128, 16, l, 4), 4);
@@ -249,7 +249,8 @@ int timeline(const std::string& outdir) {
   shapes.emplace_back(make(rb::DType::bf16, 32, 32, 8, 128, 16, 16384, 2), 2);
   for (auto& [w, calls] : shapes) {
     be->prepare(rb::make_host_workload(w));
-    const std::string name = name_of(w) + (w.kv_storage ? "_kv_e4m3" : "");
+    const std::string name = name_of(w) + (w.kv_storage ? "_kv_e4m3" : "") +
+                             (spec != nullptr ? std::string("_") + spec : "");
     rb::cuda::TunableBackend::Timeline best;
     for (int rep = 0; rep < 7; ++rep) {
       auto t = be->timeline(calls);
@@ -378,7 +379,7 @@ int main(int argc, char** argv) {
   try {
     if (mode == "sanitize") return sanitize(argc > 2 ? argv[2] : nullptr);
     if (mode == "profile") return profile();
-    if (mode == "timeline" && argc > 2) return timeline(argv[2]);
+    if (mode == "timeline" && argc > 2) return timeline(argv[2], argc > 3 ? argv[3] : nullptr);
     if (mode == "b1" && argc > 2)
       return b1(argv[2], std::vector<std::string>(argv + 3, argv + argc));
     if (mode == "bench") return bench(argc > 2 ? argv[2] : "cuda_variants.csv");

@@ -69,6 +69,7 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   plan.dependent_launch = t.dependent_launch;
 #if defined(READBENCH_BENCH_VARIANTS)
   plan.trigger_at_start = t.trigger_at_start;
+  plan.trigger_at_exit = t.trigger_at_exit;
   plan.wait_first = t.wait_first;
 #endif
   RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.function,
@@ -145,9 +146,10 @@ void apply_tuning(Tuning& t, std::string_view spec) {
       t.flush_read = x != 0;
     else if (key == "merge")
       t.merge_kernel = x != 0;
-    else if (key == "pdl") {  // 1: trigger after the reads; 2: trigger at once; 3: wait first
+    else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first; 4: at exit
       t.dependent_launch = x != 0;
       t.trigger_at_start = int(x) == 2;
+      t.trigger_at_exit = int(x) == 4;
       t.wait_first = int(x) == 3;
     } else
       throw InputError("unknown tuning key '" + key + "'");
@@ -190,6 +192,7 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   params.out_scale = p.kv_scale;
   params.copy_through_l1 = plan.copy_through_l1;
   params.trigger_at_start = plan.trigger_at_start;
+  params.trigger_at_exit = plan.trigger_at_exit;
   params.wait_first = plan.wait_first;
   // Granlund-Montgomery: magic = ceil(2^(32 + l) / S), l = ceil(log2 S); exact for tok < 2^31.
   int l = 0;

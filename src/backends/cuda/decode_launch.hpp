@@ -71,6 +71,7 @@ struct DecodeParams {
   // kernel (wait_first: a variant that waits before any read).
   bool trigger_at_start = false;
   bool wait_first = false;
+  bool trigger_at_exit = false;  // a variant: no explicit trigger, the block's exit is one
   // Variant builds: where each block writes its globaltimer stamps (start, reads done, end, and
   // 1 where it merged the splits), [blocks][4] in grid order; null: none.
   unsigned long long* timeline = nullptr;
@@ -110,6 +111,7 @@ struct Tuning {
   bool merge_kernel = false;      // merge splits in a second kernel, not in the decode's last block
   bool trigger_at_start = false;  // dependent launch: the next kernel may start at once
   bool wait_first = false;        // dependent launch: wait for the previous kernel before reading
+  bool trigger_at_exit = false;   // dependent launch: the next kernel may start as blocks exit
 #endif
 };
 #if defined(READBENCH_BENCH_VARIANTS)
@@ -124,7 +126,7 @@ struct DecodePlan {
   int blocks_per_sm = 0;  // occupancy of `kernel`
   bool copy_through_l1 = false;
   bool dependent_launch = false;  // Tuning::dependent_launch (the backend drops it below sm_90)
-  bool trigger_at_start = false, wait_first = false;  // variants of it
+  bool trigger_at_start = false, wait_first = false, trigger_at_exit = false;  // variants of it
   int head_tiles = 0;
   int splits = 1;
   int split_tokens = 0;

@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     math.compute(Tile{stage, stage + kTileChunks}, end - first, p.scale_log2, lane);
   }
   // This block's reads are done: the next kernel may launch into the SMs as blocks leave.
-  if (!p.trigger_at_start) launch_dependents();
+  if (!p.trigger_at_start && !p.trigger_at_exit) launch_dependents();
   math.finish(lane);
   cp_async_wait<0>();
   __syncthreads();  // the pipeline's shared memory becomes the merge area
