@@ -6,6 +6,8 @@
 #   gpu_tests     readbench_gpu_tests into gpu_tests.log, its counts into device.log
 #   san TOOL LABEL CMD...  CMD under compute-sanitizer's TOOL into sanitizer.log, its summary
 #                 into device.log
+#   shape NAME OPTS...  `readbench run --backend cuda OPTS` into NAME.json / NAME.txt
+#   plain_runs N  N plain `readbench run`s into plain-I.json / .txt, their wall times into device.log
 #   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
 #                 65537 into verify.log, one line each into device.log
 # Where the binaries outgrow the tree's 64 MiB limit they travel as .scratch/rbx/rb.tar.xz (with
@@ -45,4 +47,21 @@ san() {  # tool, label, command...
   echo "== $tool [$label]" >> "$out/sanitizer.log"
   timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >> "$out/sanitizer.log" 2>&1
   echo "sanitizer $tool [$label] rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
+}
+
+shape() {  # name, readbench run options...
+  local name=$1
+  shift
+  timeout 150 "$rb" run --backend cuda "$@" --json "$out/$name.json" > "$out/$name.txt" 2>&1
+  echo "run $name rc=$? ($*)" | tee -a "$log"
+}
+plain_runs() {  # count
+  local i start rc
+  for i in $(seq 1 "$1"); do
+    step "plain readbench run $i"
+    start=$(date +%s%N)
+    timeout 200 "$rb" run --json "$out/plain-$i.json" > "$out/plain-$i.txt" 2>&1
+    rc=$?
+    echo "plain run $i rc=$rc wall $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$log"
+  done
 }

@@ -7,7 +7,7 @@
 set -u -o pipefail
 out=${1:?OUTDIR}
 mkdir -p "$out"
-. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all, san
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all, san, shape, plain_runs
 export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
 
 step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
@@ -24,12 +24,6 @@ for tool in memcheck racecheck synccheck initcheck; do
     --json "$out/san-$tool-fp8.json"
 done
 
-shape() {  # name, readbench run options...
-  local name=$1
-  shift
-  timeout 150 "$rb" run --backend cuda "$@" --json "$out/$name.json" > "$out/$name.txt" 2>&1
-  echo "run $name rc=$? ($*)" | tee -a "$log"
-}
 step "issue 12's shapes: $(smi)"
 shape bf16-b32 -b 32 -L 1024,4096,16384 --path all
 shape d64-b32 -b 32 -L 1024,4096,16384 --head-dim 64 --path fused
@@ -40,11 +34,5 @@ shape bf16-b1 -b 1 -L 1024:131072:x2 --path all --fit-from 1024
 shape fp8-b1 -b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
 shape bf16-b1-long -b 1 -L 4096:262144:x2 --path fused
 shape bf16-b1-short -b 1 -L 16,64,256,1024 --path fused
-for i in 1 2; do
-  step "plain readbench run $i"
-  start=$(date +%s%N)
-  timeout 200 "$rb" run --json "$out/plain-$i.json" > "$out/plain-$i.txt" 2>&1
-  rc=$?
-  echo "plain run $i rc=$rc wall $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$log"
-done
+plain_runs 2
 step "gpu after: $(smi)"

@@ -10,7 +10,7 @@ set -u -o pipefail
 out=${1:?OUTDIR}
 mode=${2:?check or measure}
 mkdir -p "$out" /tmp/cv
-. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all, san
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, verify_all, san, shape, plain_runs
 export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
 
 step "gpu: $(smi); host cpus $(nproc); $("$rb" --version)"
@@ -28,12 +28,6 @@ done
 rm -f "$out/san.json"
 exit 0
 fi
-shape() {  # name, readbench run options...
-  local name=$1
-  shift
-  timeout 150 "$rb" run --backend cuda "$@" --json "$out/$name.json" > "$out/$name.txt" 2>&1
-  echo "run $name rc=$? ($*)" | tee -a "$log"
-}
 step "issue 12's shapes: $(smi)"
 shape bf16-b32 -b 32 -L 1024,4096,16384 --path all
 shape d64-b32 -b 32 -L 1024,4096,16384 --head-dim 64 --path fused
@@ -43,13 +37,7 @@ shape f32-d64 -b 32 -L 1024,4096,16384 --dtype f32 --head-dim 64 --path fused
 shape bf16-b1 -b 1 -L 1024:131072:x2 --path all --fit-from 1024
 shape fp8-b1 -b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
 shape bf16-b1-long -b 1 -L 4096:262144:x2 --path fused
-for i in 1 2; do
-  step "plain readbench run $i"
-  start=$(date +%s%N)
-  timeout 200 "$rb" run --json "$out/plain-$i.json" > "$out/plain-$i.txt" 2>&1
-  rc=$?
-  echo "plain run $i rc=$rc wall $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$log"
-done
+plain_runs 2
 step "variant build: b1 with and without the short-split rule, timelines"
 tar -xJf "$(dirname "$0")/../../.scratch/rbx/cv.tar.xz" -C /tmp/cv
 export LD_LIBRARY_PATH=/tmp/cv:$LD_LIBRARY_PATH
