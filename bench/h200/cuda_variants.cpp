@@ -79,6 +79,7 @@ int sanitize(const char* spec) {
       make(rb::DType::f16, 2, 8, 8, 64, 5, 77, 1),        // mma D=64, odd block, G=1
       make(rb::DType::f32, 2, 32, 2, 256, 8, 300, 1),     // simt D=256, G=16 (two head tiles)
       make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 2),  // short splits: eight warps by default
+      make(rb::DType::bf16, 1, 8, 1, 128, 16, 20000, 2),  // 78 splits: a merge staged in batches
   };
   int failures = 0;
   for (const auto& w : cases) {
@@ -233,10 +234,12 @@ double quantile(std::vector<double> v, double q) {
 }  // namespace
 
 // Where a fused call's time goes: `calls` calls replayed from a graph after a cold flush (as a
-// sample runs them), each decode block stamping the global timer at its start, when its reads
-// are done, at its end; best of 7 replays by the events' time. Per call: block starts, reads
-// done and ends (min / median / max, us after the first block of the first call started) and
-// the split merge's end. Raw stamps of the best replay go to OUTDIR/timeline-SHAPE.csv.
+// sample runs them), each decode block stamping the global timer (DecodeParams::timeline) at its
+// start, when its reads are done, when its outputs are written and fenced, when it begins a
+// split merge, at its end; best of 7 replays by the events' time. Per call: block starts, reads
+// done and ends (min / median / max, us after the first block of the first call started), the
+// split merge's end and the merging blocks' steps. Raw stamps of the best replay go to
+// OUTDIR/timeline-SHAPE.csv.
 int timeline(const std::string& outdir, const char* spec) {
   auto be = rb::cuda::make_tunable_cuda_backend(0, tuning_of(spec));
   std::vector<std::pair<rb::Workload, int>> shapes;  // workload, calls
@@ -256,25 +259,35 @@ int timeline(const std::string& outdir, const char* spec) {
       auto t = be->timeline(calls);
       if (rep == 0 || t.event_s < best.event_s) best = std::move(t);
     }
+    constexpr int kS = rb::cuda::kTimelineStamps;
     unsigned long long t0 = ~0ull;
     for (std::int64_t i = 0; i < best.blocks; ++i)
-      t0 = std::min(t0, best.stamps[std::size_t(i) * 4]);
+      t0 = std::min(t0, best.stamps[std::size_t(i) * kS]);
     std::ofstream csv(outdir + "/timeline-" + name + ".csv");
-    csv << "call,block,start_us,reads_done_us,end_us,merged\n";
+    csv << "call,block,start_us,reads_done_us,written_us,fenced_us,merge_begun_us,end_us,"
+           "landed_us\n";
     std::printf("timeline %s: %d calls, %lld blocks a call, events %.2f us (%.2f us a call)\n",
                 name.c_str(), calls, (long long)best.blocks, best.event_s * 1e6,
                 best.event_s * 1e6 / calls);
     for (int c = 0; c < calls; ++c) {
-      std::vector<double> start, reads, end, merge_end;
+      std::vector<double> start, reads, end, merge_end, epilogue, fence, atomic, merge, landed;
       for (std::int64_t i = 0; i < best.blocks; ++i) {
-        const unsigned long long* s = &best.stamps[(std::size_t(c) * best.blocks + i) * 4];
-        const auto us = [&](unsigned long long x) { return double(x - t0) * 1e-3; };
+        const unsigned long long* s = &best.stamps[(std::size_t(c) * best.blocks + i) * kS];
+        const auto us = [&](unsigned long long x) { return x == 0 ? 0.0 : double(x - t0) * 1e-3; };
         start.push_back(us(s[0]));
         reads.push_back(us(s[1]));
-        end.push_back(us(s[2]));
-        if (s[3] != 0) merge_end.push_back(us(s[2]));
-        csv << c << "," << i << "," << us(s[0]) << "," << us(s[1]) << "," << us(s[2]) << "," << s[3]
-            << "\n";
+        end.push_back(us(s[5]));
+        if (s[4] != 0) {  // the merging block: where its time after the reads went
+          merge_end.push_back(us(s[5]));
+          epilogue.push_back(us(s[2]) - us(s[1]));
+          fence.push_back(us(s[3]) - us(s[2]));
+          atomic.push_back(us(s[4]) - us(s[3]));
+          merge.push_back(us(s[5]) - us(s[4]));
+          if (s[6] != 0) landed.push_back(us(s[6]) - us(s[4]));
+        }
+        csv << c << "," << i;
+        for (int k = 0; k < kS; ++k) csv << "," << us(s[k]);
+        csv << "\n";
       }
       std::printf(
           "  call %d: start %7.2f %7.2f %7.2f | reads done %7.2f %7.2f %7.2f | end %7.2f %7.2f "
@@ -282,6 +295,12 @@ int timeline(const std::string& outdir, const char* spec) {
           c, quantile(start, 0), quantile(start, 0.5), quantile(start, 1), quantile(reads, 0),
           quantile(reads, 0.5), quantile(reads, 1), quantile(end, 0), quantile(end, 0.5),
           quantile(end, 1), merge_end.size(), merge_end.empty() ? 0.0 : quantile(merge_end, 1));
+      if (!merge_end.empty())
+        std::printf(
+            "          merging blocks, median us: epilogue %.2f, fence %.2f, atomic and fence "
+            "%.2f, merge %.2f (partials landed after %.2f)\n",
+            quantile(epilogue, 0.5), quantile(fence, 0.5), quantile(atomic, 0.5),
+            quantile(merge, 0.5), landed.empty() ? 0.0 : quantile(landed, 0.5));
     }
     std::fflush(stdout);
   }

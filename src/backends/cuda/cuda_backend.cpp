@@ -375,7 +375,7 @@ CudaBackend::Timeline CudaBackend::timeline(int calls) {
   t.blocks = std::int64_t(fused_plan_.splits) *
              (problem_.kv_heads / fused_plan_.kernel.kv_per_block) * fused_plan_.head_tiles *
              problem_.batch;
-  const std::size_t per_call = std::size_t(t.blocks) * 4;
+  const std::size_t per_call = std::size_t(t.blocks) * cuda::kTimelineStamps;
   DeviceBuffer stamps(per_call * std::size_t(calls) * sizeof(unsigned long long), "the timeline");
   const cudaStream_t s = stream_->get();
   cudaGraph_t graph = nullptr;

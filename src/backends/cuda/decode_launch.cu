@@ -23,7 +23,7 @@ int ceil_div(std::int64_t a, std::int64_t b) {
 template <class T>
 __global__ void merge_splits_kernel(const __grid_constant__ DecodeParams p) {
   __shared__ float weights[kMaxSplits];
-  kernels::merge_splits<T>(p, blockIdx.x, 1, weights);
+  kernels::merge_splits_two_pass<T>(p, blockIdx.x, 1, weights);
 }
 
 cudaError_t launch_merge_splits(const DecodeProblem& p, const DecodeParams& params,
@@ -71,6 +71,7 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   plan.trigger_at_start = t.trigger_at_start;
   plan.trigger_at_exit = t.trigger_at_exit;
   plan.wait_first = t.wait_first;
+  plan.merge_variant = t.merge_variant;
 #endif
   RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.function,
                                                               k.threads, k.smem_bytes));
@@ -87,7 +88,8 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
       std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * plan.head_tiles;
   const auto wanted = std::int64_t(double(sm_count) * plan.blocks_per_sm * t.waves);
   const std::int64_t max_splits = std::max(1, ceil_div(p.length, t.min_split_tokens));
-  // The in-kernel merge keeps one weight per (query head, split) in shared memory.
+  // The mergev=2 variant keeps one weight per (query head, split) in shared memory (a bound far
+  // above the splits a plan asks for; the merge itself needs none).
   const std::int64_t heads_per_cta = std::int64_t(k.kv_per_block) * k.heads_per_block;
   const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
   std::int64_t splits = std::clamp<std::int64_t>(
@@ -146,7 +148,10 @@ void apply_tuning(Tuning& t, std::string_view spec) {
       t.flush_read = x != 0;
     else if (key == "merge")
       t.merge_kernel = x != 0;
-    else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first; 4: at exit
+    else if (key == "mergev") {  // 0 the staged merge, 2 the two-pass one of runs 25-28
+      if (x != 0 && x != 2) throw InputError("tuning entry '" + std::string(item) + "': 0 or 2");
+      t.merge_variant = int(x);
+    } else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first; 4: at exit
       t.dependent_launch = x != 0;
       t.trigger_at_start = int(x) == 2;
       t.trigger_at_exit = int(x) == 4;
@@ -194,6 +199,7 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   params.trigger_at_start = plan.trigger_at_start;
   params.trigger_at_exit = plan.trigger_at_exit;
   params.wait_first = plan.wait_first;
+  params.merge_variant = plan.merge_variant;
   // Granlund-Montgomery: magic = ceil(2^(32 + l) / S), l = ceil(log2 S); exact for tok < 2^31.
   int l = 0;
   while ((std::uint64_t(1) << l) < std::uint64_t(p.block_size)) ++l;

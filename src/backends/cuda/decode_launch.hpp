@@ -72,10 +72,14 @@ struct DecodeParams {
   bool trigger_at_start = false;
   bool wait_first = false;
   bool trigger_at_exit = false;  // a variant: no explicit trigger, the block's exit is one
-  // Variant builds: where each block writes its globaltimer stamps (start, reads done, end, and
-  // 1 where it merged the splits), [blocks][4] in grid order; null: none.
+  int merge_variant = 0;         // a variant: 2 the two-pass split merge of runs 25-28
+  // Variant builds: where each block writes its globaltimer stamps, [blocks][kTimelineStamps]
+  // in grid order (start, reads done, outputs or partials written, partials fenced, the split
+  // merge begun (0 where this block did not merge), end, the merge's first partials landed (0
+  // where not measured)); null: none.
   unsigned long long* timeline = nullptr;
 };
+constexpr int kTimelineStamps = 7;
 
 // The compiled form of one decode kernel (kernels/decode_table.cuh).
 struct DecodeKernel {
@@ -112,12 +116,13 @@ struct Tuning {
   bool trigger_at_start = false;  // dependent launch: the next kernel may start at once
   bool wait_first = false;        // dependent launch: wait for the previous kernel before reading
   bool trigger_at_exit = false;   // dependent launch: the next kernel may start as blocks exit
+  int merge_variant = 0;          // 2: the two-pass split merge of runs 25-28
 #endif
 };
 #if defined(READBENCH_BENCH_VARIANTS)
 // Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge, pdl, shortsplit) to `t`, as bench/h200 names its variants. Throws InputError naming a bad
-// entry.
+// merge, mergev, pdl, shortsplit) to `t`, as bench/h200 names its variants. Throws InputError
+// naming a bad entry.
 void apply_tuning(Tuning& t, std::string_view spec);
 #endif
 
@@ -127,6 +132,7 @@ struct DecodePlan {
   bool copy_through_l1 = false;
   bool dependent_launch = false;  // Tuning::dependent_launch (the backend drops it below sm_90)
   bool trigger_at_start = false, wait_first = false, trigger_at_exit = false;  // variants of it
+  int merge_variant = 0;  // a variant (Tuning::merge_variant)
   int head_tiles = 0;
   int splits = 1;
   int split_tokens = 0;
@@ -136,7 +142,7 @@ struct DecodePlan {
 std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan);
 // Counters the in-kernel split merge needs ([B, Hkv * head_tiles] ints, zeroed once).
 std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan);
-// The most splits a plan uses: the merge keeps heads * splits weights in shared memory.
+// The most splits a plan uses (its merging block reads them all).
 constexpr int kMaxSplits = 1024;
 
 // Chooses the kernel and the history split for `p` on a device with `sm_count` SMs under `t`.

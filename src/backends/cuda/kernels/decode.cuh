@@ -42,26 +42,117 @@ __host__ __device__ constexpr int stage_chunks() {  // 16-byte chunks of a warp'
 }
 
 template <class Math, int kWarps, int kStages>
-constexpr std::size_t decode_smem_bytes() {
+__host__ __device__ constexpr std::size_t decode_smem_bytes() {
   const std::size_t pipeline = std::size_t(kWarps) * kStages * stage_chunks<Math>() * 16;
   const std::size_t epilogue = std::size_t(kWarps) * Math::kHeads * (Math::D + 2) * sizeof(float);
   return pipeline > epilogue ? pipeline : epilogue;
 }
 
+#if defined(READBENCH_BENCH_VARIANTS)  // bench/h200's timelines
+// This block's stamps (DecodeParams::timeline), or null.
+__device__ inline unsigned long long* timeline_stamps(const DecodeParams& p) {
+  const std::size_t block_id =
+      blockIdx.x + std::size_t(gridDim.x) * (blockIdx.y + std::size_t(gridDim.y) * blockIdx.z);
+  return p.timeline == nullptr ? nullptr : p.timeline + block_id * kTimelineStamps;
+}
+#endif
+
 // Split-history merge: out = sum_s w_s o_s with w_s = 2^(lse_s - M) / sum 2^(lse - M), each
-// split's o_s already normalized. Called by all threads of a block for `heads` query heads
-// starting at flat index bh0 (= b * Hq + head); `weights` is shared memory for heads * splits
-// floats. Partials written by other blocks are read through L2 (__ldcg): L1 is not coherent.
-// Each log-sum-exp is read once, and kInFlight splits' partials are loaded before any is used:
-// fewer L2 reads than reading the log-sum-exps twice and the partials four at a time, though
-// the merging block's tail on the H200 (3-9 us) did not shrink with it (bench/h200/NOTES.md,
-// runs 24-25).
+// split's o_s already normalized. Called by all kThreads threads of a block for `heads` query
+// heads starting at flat index bh0 (= b * Hq + head); thread t serves the four-float slices
+// t, t + kThreads, ... (at most kItems) of the heads * D outputs. Each thread copies its
+// slices' partials into `staging` (shared memory, 16-byte aligned, staging_floats long) with
+// cp.async through L2 (.cg: L1 is not coherent with the other blocks' writes), as many splits
+// at once as it holds, and reads back only its own: one L2 round trip for a row's splits, no
+// registers held for loads in flight (a register array of them had raised every decode
+// kernel's register count), no division in the loops. Against the two-pass merge before it
+// (bench/h200/NOTES.md, run 29): the merging block's merge 6.6-10.5 -> 3.3-4.2 us at 32 splits,
+// B=1 L=16384 29.4 -> 23.7 us a call.
+template <class T, int D, int kThreads, int kItems>
+__device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* staging,
+                             int staging_floats) {
+  constexpr int kQuads = D / 4;
+  const int batch = staging_floats / (heads * (D + 1));   // splits staged at once, >= 1
+  float* part = staging;                                  // [batch, heads, D]
+  float* lse = staging + std::size_t(batch) * heads * D;  // [batch, heads]
+  const uint32_t part_addr = static_cast<uint32_t>(__cvta_generic_to_shared(part));
+  float m[kItems], sum[kItems];
+  float4 acc[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) m[i] = -CUDART_INF_F, sum[i] = 0.0f, acc[i] = float4{};
+  for (int s0 = 0; s0 < p.splits; s0 += batch) {
+    const int n = min(batch, p.splits - s0);
+    if (s0 > 0) __syncthreads();  // every thread is done with the last batch's log-sum-exps
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int idx = int(threadIdx.x) + i * kThreads;
+      if (idx >= heads * kQuads) continue;
+      const int h = idx / kQuads, q = idx % kQuads;
+      const float* src = p.partial_out + ((bh0 + h) * p.splits + s0) * D + q * 4;
+      uint32_t dst = part_addr + uint32_t((h * D + q * 4) * sizeof(float));
+#pragma unroll 8
+      for (int s = 0; s < n; ++s, src += D, dst += uint32_t(heads * D * sizeof(float)))
+        cp_async_16(dst, src, false);
+      const float* lse_src = p.partial_lse + (bh0 + h) * p.splits + s0;
+      for (int s = q; s < n; s += kQuads) lse[s * heads + h] = __ldcg(lse_src + s);
+    }
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();  // the log-sum-exps other threads loaded
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (s0 == 0 && threadIdx.x == 0 && p.timeline != nullptr)
+      timeline_stamps(p)[6] = global_timer_ns();  // the first batch landed
+#endif
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int idx = int(threadIdx.x) + i * kThreads;
+      if (idx >= heads * kQuads) continue;
+      const int h = idx / kQuads, q = idx % kQuads;
+      float m_new = m[i];  // every split holds a token: its log-sum-exp is finite
+#pragma unroll 8
+      for (int s = 0; s < n; ++s) m_new = fmaxf(m_new, lse[s * heads + h]);
+      const float rescale = exp2f(m[i] - m_new);  // 0 on the first batch
+      float l = sum[i] * rescale;
+      float4 a = make_float4(acc[i].x * rescale, acc[i].y * rescale, acc[i].z * rescale,
+                             acc[i].w * rescale);
+      const float4* x = reinterpret_cast<const float4*>(part + h * D) + q;
+#pragma unroll 8
+      for (int s = 0; s < n; ++s, x += heads * kQuads) {
+        const float w = exp2f(lse[s * heads + h] - m_new);
+        const float4 v = *x;
+        l += w;
+        a.x = fmaf(w, v.x, a.x);
+        a.y = fmaf(w, v.y, a.y);
+        a.z = fmaf(w, v.z, a.z);
+        a.w = fmaf(w, v.w, a.w);
+      }
+      m[i] = m_new, sum[i] = l, acc[i] = a;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int idx = int(threadIdx.x) + i * kThreads;
+    if (idx >= heads * kQuads) continue;
+    const int h = idx / kQuads, d = idx % kQuads * 4;
+    const float inv = 1.0f / sum[i];
+    const std::size_t o = (bh0 + h) * D + d;
+    store_out<T>(p.out, o, acc[i].x * inv);
+    store_out<T>(p.out, o + 1, acc[i].y * inv);
+    store_out<T>(p.out, o + 2, acc[i].z * inv);
+    store_out<T>(p.out, o + 3, acc[i].w * inv);
+  }
+}
+
+#if defined(READBENCH_BENCH_VARIANTS)
+// The merge before run 29 (the mergev=2 variant): the log-sum-exps first into shared memory
+// `weights` (heads * splits floats), a barrier, then sixteen splits' partials at a time.
 template <class T>
-__device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* weights) {
+__device__ void merge_splits_two_pass(const DecodeParams& p, std::size_t bh0, int heads,
+                                      float* weights) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   const int warps = blockDim.x / kWarp;
   for (int h = warp; h < heads; h += warps) {
-    const float* lse = p.partial_lse + (bh0 + h) * p.splits;  // [splits]
+    const float* lse = p.partial_lse + (bh0 + h) * p.splits;
     float* w = weights + h * p.splits;
     float m = -CUDART_INF_F;
     for (int s = lane; s < p.splits; s += kWarp) {
@@ -70,7 +161,7 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
     }
     m = warp_max_over(m, 1, kWarp / 2);
     float sum = 0.0f;
-    for (int s = lane; s < p.splits; s += kWarp) {  // each lane rereads only its own entries
+    for (int s = lane; s < p.splits; s += kWarp) {
       w[s] = exp2f(w[s] - m);
       sum += w[s];
     }
@@ -78,12 +169,11 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
     for (int s = lane; s < p.splits; s += kWarp) w[s] /= sum;
   }
   __syncthreads();
-  // Four consecutive d per thread: 16-byte loads, a quarter of the loop trips.
   constexpr int kInFlight = 16;
   const int quads = p.head_dim / 4;
   for (int idx = threadIdx.x; idx < heads * quads; idx += blockDim.x) {
     const int h = idx / quads, d = idx % quads * 4;
-    const float* partial = p.partial_out + (bh0 + h) * p.splits * p.head_dim + d;  // [splits]
+    const float* partial = p.partial_out + (bh0 + h) * p.splits * p.head_dim + d;
     const float* w = weights + h * p.splits;
     float4 acc = make_float4(0, 0, 0, 0);
     for (int s0 = 0; s0 < p.splits; s0 += kInFlight) {
@@ -109,6 +199,7 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
     store_out<T>(p.out, o + 3, acc.w);
   }
 }
+#endif
 
 template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock>
 __global__ void __launch_bounds__(kWarps* kWarp)
@@ -143,10 +234,9 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const int valid_heads = min(kHeads, p.group - head_tile * kHeads);
 
 #if defined(READBENCH_BENCH_VARIANTS)  // bench/h200's timelines: this block's stamps
-  const std::size_t block_id =
-      blockIdx.x + std::size_t(gridDim.x) * (blockIdx.y + std::size_t(gridDim.y) * blockIdx.z);
-  unsigned long long* stamps = p.timeline == nullptr ? nullptr : p.timeline + block_id * 4;
-  if (stamps != nullptr && threadIdx.x == 0) stamps[0] = global_timer_ns(), stamps[3] = 0;
+  unsigned long long* stamps = timeline_stamps(p);
+  if (stamps != nullptr && threadIdx.x == 0)
+    stamps[0] = global_timer_ns(), stamps[3] = stamps[4] = stamps[6] = 0;
 #endif
   // Under a dependent launch (Tuning::dependent_launch) this kernel may start while the
   // previous kernel of the stream still runs: q, the outputs and the split workspace wait for
@@ -274,7 +364,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   }
 #if defined(READBENCH_BENCH_VARIANTS)
   if (stamps != nullptr) __syncthreads();  // every thread's outputs written
-  if (stamps != nullptr && threadIdx.x == 0) stamps[2] = global_timer_ns();
+  if (stamps != nullptr && threadIdx.x == 0) stamps[2] = stamps[5] = global_timer_ns();
 #endif
   if (p.splits == 1 || p.split_counters == nullptr) return;
 
@@ -283,16 +373,37 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   __shared__ int is_last;
   __threadfence();
   __syncthreads();
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (stamps != nullptr && threadIdx.x == 0) stamps[3] = global_timer_ns();
+#endif
   int* counter = p.split_counters + std::size_t(b) * gridDim.y + blockIdx.y;
   if (threadIdx.x == 0) is_last = atomicAdd(counter, 1) == p.splits - 1;
   __syncthreads();
-  if (!is_last) return;
+  if (!is_last) {
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
+#endif
+    return;
+  }
   __threadfence();
-  merge_splits<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (stamps != nullptr && threadIdx.x == 0) stamps[4] = global_timer_ns();
+#endif
+  // Each thread merges at most kMergeItems four-float slices of the heads_here * D outputs.
+  constexpr int kMergeItems =
+      (kKvPerBlock * kHeads * kQuads + kWarps * kWarp - 1) / (kWarps * kWarp);
+  constexpr int kSmemFloats = int(decode_smem_bytes<Math, kWarps, kStages>() / sizeof(float));
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (p.merge_variant == 2)
+    merge_splits_two_pass<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
+  else
+#endif
+    merge_splits<T, D, kWarps * kWarp, kMergeItems>(p, bh0, heads_here,
+                                                    reinterpret_cast<float*>(smem), kSmemFloats);
   if (threadIdx.x == 0) *counter = 0;
 #if defined(READBENCH_BENCH_VARIANTS)
   if (stamps != nullptr) __syncthreads();
-  if (stamps != nullptr && threadIdx.x == 0) stamps[2] = global_timer_ns(), stamps[3] = 1;
+  if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
 #endif
 }
 
