@@ -61,8 +61,9 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   const DecodeKernel k = layout == KvLayout::paged ? find_paged_decode_kernel(p, t)
                                                    : find_contiguous_decode_kernel(p, t);
   // Always: the kernel's static shared memory counts against the 48 KiB default too.
-  RB_CUDA_CHECK(cudaFuncSetAttribute(k.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     int(k.smem_bytes)));
+  for (const void* f : {k.function, k.unsplit_function})
+    RB_CUDA_CHECK(
+        cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(k.smem_bytes)));
   DecodePlan plan;
   plan.kernel = k;
   plan.copy_through_l1 = t.copy_through_l1;
@@ -109,6 +110,15 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   }
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
+  // An unsplit history runs the kernel compiled without the merge (same block, same shared
+  // memory; its occupancy is checked, not assumed).
+  if (plan.splits == 1) {
+    plan.kernel.function = k.unsplit_function;
+    int unsplit_blocks = 0;
+    RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&unsplit_blocks, k.unsplit_function,
+                                                                k.threads, k.smem_bytes));
+    plan.blocks_per_sm = unsplit_blocks;
+  }
   return plan;
 }
 

@@ -83,7 +83,8 @@ constexpr int kTimelineStamps = 7;
 
 // The compiled form of one decode kernel (kernels/decode_table.cuh).
 struct DecodeKernel {
-  const void* function = nullptr;  // the __global__ function
+  const void* function = nullptr;          // the __global__ function, for a split history
+  const void* unsplit_function = nullptr;  // the same for an unsplit one: no partials, no merge
   int threads = 0;
   std::size_t smem_bytes = 0;
   int tile_tokens = 0;      // tokens one warp reads per pipeline stage

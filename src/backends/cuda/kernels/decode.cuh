@@ -201,7 +201,10 @@ __device__ void merge_splits_two_pass(const DecodeParams& p, std::size_t bh0, in
 }
 #endif
 
-template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock>
+// kSplit: compiled for a split history (partials, the merge) or for an unsplit one (neither:
+// the merge's code, never run there, had cost the unsplit reads 1-5% on the H200 by how it
+// changed the main loop's compiled form; bench/h200/NOTES.md, runs 31-33).
+template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock, bool kSplit>
 __global__ void __launch_bounds__(kWarps* kWarp)
     decode_kernel(const __grid_constant__ DecodeParams p) {
   using T = typename Math::T;
@@ -351,7 +354,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     }
     const float inv = p.out_scale / sum;  // the V scale of quantized K/V, else 1
     const std::size_t bh = bh0 + std::size_t(kv) * p.group + h;
-    if (p.splits == 1) {
+    if constexpr (!kSplit) {
       store_out<T>(p.out, bh * D + d, acc.x * inv);
       store_out<T>(p.out, bh * D + d + 1, acc.y * inv);
       store_out<T>(p.out, bh * D + d + 2, acc.z * inv);
@@ -366,45 +369,49 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   if (stamps != nullptr) __syncthreads();  // every thread's outputs written
   if (stamps != nullptr && threadIdx.x == 0) stamps[2] = stamps[5] = global_timer_ns();
 #endif
-  if (p.splits == 1 || p.split_counters == nullptr) return;
+  if constexpr (!kSplit) {
+    return;
+  } else {
+    if (p.split_counters == nullptr) return;  // the merge_kernel variant merges afterwards
 
-  // The last block of this (sequence, KV head, head tile) to finish merges all splits
-  // (threadFenceReduction pattern) and re-arms the counter for the next call.
-  __shared__ int is_last;
-  __threadfence();
-  __syncthreads();
+    // The last block of this (sequence, KV head, head tile) to finish merges all splits
+    // (threadFenceReduction pattern) and re-arms the counter for the next call.
+    __shared__ int is_last;
+    __threadfence();
+    __syncthreads();
 #if defined(READBENCH_BENCH_VARIANTS)
-  if (stamps != nullptr && threadIdx.x == 0) stamps[3] = global_timer_ns();
+    if (stamps != nullptr && threadIdx.x == 0) stamps[3] = global_timer_ns();
 #endif
-  int* counter = p.split_counters + std::size_t(b) * gridDim.y + blockIdx.y;
-  if (threadIdx.x == 0) is_last = atomicAdd(counter, 1) == p.splits - 1;
-  __syncthreads();
-  if (!is_last) {
+    int* counter = p.split_counters + std::size_t(b) * gridDim.y + blockIdx.y;
+    if (threadIdx.x == 0) is_last = atomicAdd(counter, 1) == p.splits - 1;
+    __syncthreads();
+    if (!is_last) {
 #if defined(READBENCH_BENCH_VARIANTS)
+      if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
+#endif
+      return;
+    }
+    __threadfence();
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (stamps != nullptr && threadIdx.x == 0) stamps[4] = global_timer_ns();
+#endif
+    // Each thread merges at most kMergeItems four-float slices of the heads_here * D outputs.
+    constexpr int kMergeItems =
+        (kKvPerBlock * kHeads * kQuads + kWarps * kWarp - 1) / (kWarps * kWarp);
+    constexpr int kSmemFloats = int(decode_smem_bytes<Math, kWarps, kStages>() / sizeof(float));
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (p.merge_variant == 2)
+      merge_splits_two_pass<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
+    else
+#endif
+      merge_splits<T, D, kWarps * kWarp, kMergeItems>(p, bh0, heads_here,
+                                                      reinterpret_cast<float*>(smem), kSmemFloats);
+    if (threadIdx.x == 0) *counter = 0;
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (stamps != nullptr) __syncthreads();
     if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
 #endif
-    return;
   }
-  __threadfence();
-#if defined(READBENCH_BENCH_VARIANTS)
-  if (stamps != nullptr && threadIdx.x == 0) stamps[4] = global_timer_ns();
-#endif
-  // Each thread merges at most kMergeItems four-float slices of the heads_here * D outputs.
-  constexpr int kMergeItems =
-      (kKvPerBlock * kHeads * kQuads + kWarps * kWarp - 1) / (kWarps * kWarp);
-  constexpr int kSmemFloats = int(decode_smem_bytes<Math, kWarps, kStages>() / sizeof(float));
-#if defined(READBENCH_BENCH_VARIANTS)
-  if (p.merge_variant == 2)
-    merge_splits_two_pass<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
-  else
-#endif
-    merge_splits<T, D, kWarps * kWarp, kMergeItems>(p, bh0, heads_here,
-                                                    reinterpret_cast<float*>(smem), kSmemFloats);
-  if (threadIdx.x == 0) *counter = 0;
-#if defined(READBENCH_BENCH_VARIANTS)
-  if (stamps != nullptr) __syncthreads();
-  if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
-#endif
 }
 
 }  // namespace readbench::cuda::kernels

@@ -20,7 +20,9 @@ template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock = 1>
 DecodeKernel decode_kernel_entry() {
   DecodeKernel k;
   k.function =
-      reinterpret_cast<const void*>(&decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock>);
+      reinterpret_cast<const void*>(&decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock, true>);
+  k.unsplit_function = reinterpret_cast<const void*>(
+      &decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock, false>);
   k.threads = kWarps * kWarp;
   k.smem_bytes = decode_smem_bytes<Math, kWarps, kStages>();
   k.tile_tokens = Math::kTile;
