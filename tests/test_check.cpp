@@ -330,6 +330,36 @@ TEST_CASE("a GPU model that differs refuses the GPU rows only") {
   CHECK(mentions(c.reasons, "GPU model: baseline NVIDIA H200, current NVIDIA H100"));
 }
 
+TEST_CASE("a GPU backend's launch that differs refuses its rows, naming both") {
+  Json base = linear_report();
+  Json cur = linear_report();
+  Json cuda = base["results"][kFused];
+  cuda["backend"] = "cuda";
+  base["results"][3] = cuda;
+  cur["results"][3] = cuda;
+  const auto set_launch = [](Json& report, const std::string& launch) {
+    for (Json& b : report["backends"])
+      if (b["name"] == "cuda") b["launch"] = launch;
+  };
+  set_launch(base, "plain launches");
+  set_launch(cur, "dependent launches");
+  const CheckOutcome r = check(base, cur);
+  CHECK(row(r, "cpu/fused").verdict == Verdict::ok);
+  const CheckRow c = row(r, "cuda/fused");
+  CHECK(c.verdict == Verdict::skipped);
+  CHECK(mentions(c.reasons, "launch: baseline \"plain launches\", current \"dependent launches\""));
+  CheckOptions allow;
+  allow.allow_config_mismatch = true;
+  const CheckOutcome anyway = check(base, cur, allow);
+  CHECK(row(anyway, "cuda/fused").verdict == Verdict::ok);
+  CHECK(mentions(anyway.notes, "judged anyway (--allow-config-mismatch): launch: baseline"));
+  // The same launch, or a report that does not say (written before it was recorded): judged.
+  set_launch(cur, "plain launches");
+  CHECK(row(check(base, cur), "cuda/fused").verdict == Verdict::ok);
+  for (Json& b : cur["backends"]) b.erase("launch");
+  CHECK(row(check(base, cur), "cuda/fused").verdict == Verdict::ok);
+}
+
 TEST_CASE("the markdown has a heading, one row per backend/path and the summary last") {
   Json cur = scripted(series(1.0), series(1.3, 0.01));
   cur["results"][2]["reason"] = "no device | driver";

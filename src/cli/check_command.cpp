@@ -59,8 +59,8 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "  - the regime worse (flat < sublinear < linear < superlinear), with the current 95% CI\n"
       "    wholly past the upper edge of the baseline's band;\n"
       "  - with --max-cost-ratio R, current / baseline marginal cost per token above R.\n"
-      "Rows whose configurations differ (workload, statistic, GPU model) are refused, naming\n"
-      "the difference, unless --allow-config-mismatch.\n"
+      "Rows whose configurations differ (workload, statistic, GPU model, how a GPU's calls\n"
+      "were launched) are refused, naming the difference, unless --allow-config-mismatch.\n"
       "Also a regression: a path ok in the baseline and failed in the report (it broke).\n"
       "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present in\n"
       "only one report, or without a fit on either side.\n"
@@ -87,7 +87,8 @@ void setup_check_command(CLI::App& app, int& exit_code) {
   sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)")
       ->check(output_path());
   sub->add_flag("--allow-config-mismatch", o->check.allow_config_mismatch,
-                "Judge rows whose configurations differ (workload, statistic, GPU model) "
+                "Judge rows whose configurations differ (workload, statistic, GPU model, "
+                "launch) "
                 "instead of refusing them");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }

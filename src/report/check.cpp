@@ -259,7 +259,7 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   out.contended_judged =
       baseline.quality == QualityVerdict::contended || current.quality == QualityVerdict::contended;
   // What changes the numbers must match: the workload (dtype, shape, cache), the statistic the
-  // fits use, and for GPU rows the GPU model.
+  // fits use, for GPU rows the GPU model, and how each backend launched its calls.
   std::vector<std::string> differences;
   if (baseline.config != current.config)
     differences.push_back("workload: baseline " + baseline.config + ", current " + current.config);
@@ -271,18 +271,40 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
       !current.gpu_models.empty())
     gpu_difference = "GPU model: baseline " + baseline.gpu_models.front() + ", current " +
                      current.gpu_models.front();
-  const auto differences_for = [&](const std::string& backend) {
+  // How a backend issued its calls changes its short calls' times (a dependent launch overlaps
+  // each call with the end of the one before): compared where both reports say.
+  const auto launch_difference = [&](const std::string& backend) -> std::string {
+    const auto b = baseline.launches.find(backend), c = current.launches.find(backend);
+    if (b == baseline.launches.end() || c == current.launches.end() || b->second == c->second)
+      return {};
+    return "launch: baseline \"" + b->second + "\", current \"" + c->second + "\"";
+  };
+  const auto differences_of = [&](const std::string& backend) {
     std::vector<std::string> d = differences;
     if (backend.rfind("cuda", 0) == 0 && !gpu_difference.empty()) d.push_back(gpu_difference);
+    if (std::string l = launch_difference(backend); !l.empty()) d.push_back(std::move(l));
+    return d;
+  };
+  const auto joined = [](const std::vector<std::string>& d) {
     std::string out;
     for (const std::string& x : d) out += (out.empty() ? "" : "; ") + x;
     return out;
   };
-  if (o.allow_config_mismatch && !(differences.empty() && gpu_difference.empty()))
-    out.notes.push_back(
-        "the configurations differ and are judged anyway "
-        "(--allow-config-mismatch): " +
-        differences_for("cuda"));
+  const auto differences_for = [&](const std::string& backend) {
+    return joined(differences_of(backend));
+  };
+  if (o.allow_config_mismatch) {
+    std::vector<std::string> all;  // each difference once, over every backend either report has
+    for (const Report* r : {&baseline, &current})
+      for (const ReportResult& x : r->results)
+        for (const std::string& d : differences_of(x.backend))
+          if (std::find(all.begin(), all.end(), d) == all.end()) all.push_back(d);
+    if (!all.empty())
+      out.notes.push_back(
+          "the configurations differ and are judged anyway "
+          "(--allow-config-mismatch): " +
+          joined(all));
+  }
 
   auto add_row = [&](const ReportResult& any) {
     for (const CheckRow& r : out.rows)

@@ -214,6 +214,11 @@ Report report_from_json(const json& j, const std::string& source) {
           b["kernels"].is_string())
         rep.cpu +=
             (rep.cpu.empty() ? "" : ", ") + ("CPU kernels " + b["kernels"].get<std::string>());
+  if (j.contains("backends") && j["backends"].is_array())
+    for (const json& b : j["backends"])
+      if (b.is_object() && b.contains("name") && b["name"].is_string() && b.contains("launch") &&
+          b["launch"].is_string())
+        rep.launches[b["name"].get<std::string>()] = b["launch"].get<std::string>();
 
   // Each backend's read ceiling, for the effective bandwidth of its fits.
   std::map<std::string, double> ceilings;

@@ -4,6 +4,7 @@
 // over the report's fitted region. The report's own fit must agree with that one (a report
 // whose stored exponent its points do not give was edited or is corrupt, and is refused), so
 // the gates judge what the points say.
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -27,8 +28,8 @@ struct ReportResult {
   std::string backend, path;
   Status status = Status::ok;
   std::string reason;
-  std::vector<ReportPoint> points;  // in the report's order (increasing length)
-  std::optional<ReadFit> fit;       // null where nothing was timed or the fit was refused
+  std::vector<ReportPoint> points;    // in the report's order (increasing length)
+  std::optional<ReadFit> fit;         // null where nothing was timed or the fit was refused
   std::optional<GridStop> grid_stop;  // why the grid ended (version 2; none in version 1)
   std::string grid_reason;
   std::string label() const { return backend + "/" + path; }
@@ -54,10 +55,13 @@ struct Report {
   std::string machine;     // hostname, with the GPUs' names where there are any
   std::string git_commit;  // of the readbench that wrote it
   Statistic statistic = Statistic::min;
-  std::string cpu;         // ReportOrigin::cpu
+  std::string cpu;  // ReportOrigin::cpu
   int schema_version = 0;
   QualityVerdict quality = QualityVerdict::clean;  // version 1 reports: clean
-  std::vector<std::string> gpu_models;  // machine.gpus[].name, in order
+  std::vector<std::string> gpu_models;             // machine.gpus[].name, in order
+  // How each backend issued its timed calls (backends[].launch; GPU backends only, and absent in
+  // reports written before it was recorded), by backend name.
+  std::map<std::string, std::string> launches;
   std::vector<std::string> quality_reasons;
   // False for a run a signal stopped (`complete` in the report; a report without it, as every
   // version 1 report, is complete), with the signal's name.
