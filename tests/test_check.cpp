@@ -337,6 +337,10 @@ TEST_CASE("a GPU backend's launch that differs refuses its rows, naming both") {
   cuda["backend"] = "cuda";
   base["results"][3] = cuda;
   cur["results"][3] = cuda;
+  Json cuda_gather = base["results"][kGather];
+  cuda_gather["backend"] = "cuda";
+  base["results"][2] = cuda_gather;
+  cur["results"][2] = cuda_gather;
   const auto set_launch = [](Json& report, const std::string& launch) {
     for (Json& b : report["backends"])
       if (b["name"] == "cuda") b["launch"] = launch;
@@ -353,6 +357,18 @@ TEST_CASE("a GPU backend's launch that differs refuses its rows, naming both") {
   const CheckOutcome anyway = check(base, cur, allow);
   CHECK(row(anyway, "cuda/fused").verdict == Verdict::ok);
   CHECK(mentions(anyway.notes, "judged anyway (--allow-config-mismatch): launch: baseline"));
+  std::size_t named = 0;  // once, though two paths of the backend differ by it
+  for (const std::string& note : anyway.notes)
+    for (std::size_t at = note.find("launch: baseline"); at != std::string::npos;
+         at = note.find("launch: baseline", at + 1))
+      ++named;
+  CHECK(named == 1);
+  // A plugin's path is not the backend's launch: its note says how its calls went.
+  Json plugin = cuda;
+  plugin["path"] = "plugin:example";
+  base["results"].push_back(plugin);
+  cur["results"].push_back(plugin);
+  CHECK(row(check(base, cur), "cuda/plugin:example").verdict == Verdict::ok);
   // The same launch, or a report that does not say (written before it was recorded): judged.
   set_launch(cur, "plain launches");
   CHECK(row(check(base, cur), "cuda/fused").verdict == Verdict::ok);

@@ -79,7 +79,7 @@ int sanitize(const char* spec) {
       make(rb::DType::f16, 2, 8, 8, 64, 5, 77, 1),        // mma D=64, odd block, G=1
       make(rb::DType::f32, 2, 32, 2, 256, 8, 300, 1),     // simt D=256, G=16 (two head tiles)
       make(rb::DType::bf16, 1, 32, 8, 128, 16, 4096, 2),  // short splits: eight warps by default
-      make(rb::DType::bf16, 1, 8, 1, 128, 16, 20000, 2),  // 78 splits: a merge staged in batches
+      make(rb::DType::bf16, 1, 8, 1, 128, 16, 20000, 2),  // 79 splits: a merge staged in batches
   };
   int failures = 0;
   for (const auto& w : cases) {

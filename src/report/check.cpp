@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/names.hpp"
+#include "core/read_path.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
 
@@ -271,18 +272,21 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
       !current.gpu_models.empty())
     gpu_difference = "GPU model: baseline " + baseline.gpu_models.front() + ", current " +
                      current.gpu_models.front();
-  // How a backend issued its calls changes its short calls' times (a dependent launch overlaps
-  // each call with the end of the one before): compared where both reports say.
-  const auto launch_difference = [&](const std::string& backend) -> std::string {
+  // How a backend issued its built-in paths' calls changes their short calls' times (a dependent
+  // launch overlaps each call with the end of the one before): compared where both reports say,
+  // as recorded. A plugin's path says how its own calls went in its note.
+  const auto launch_difference = [&](const std::string& backend,
+                                     const std::string& path) -> std::string {
+    if (path.rfind(kPluginPathPrefix, 0) == 0) return {};
     const auto b = baseline.launches.find(backend), c = current.launches.find(backend);
     if (b == baseline.launches.end() || c == current.launches.end() || b->second == c->second)
       return {};
     return "launch: baseline \"" + b->second + "\", current \"" + c->second + "\"";
   };
-  const auto differences_of = [&](const std::string& backend) {
+  const auto differences_of = [&](const std::string& backend, const std::string& path) {
     std::vector<std::string> d = differences;
     if (backend.rfind("cuda", 0) == 0 && !gpu_difference.empty()) d.push_back(gpu_difference);
-    if (std::string l = launch_difference(backend); !l.empty()) d.push_back(std::move(l));
+    if (std::string l = launch_difference(backend, path); !l.empty()) d.push_back(std::move(l));
     return d;
   };
   const auto joined = [](const std::vector<std::string>& d) {
@@ -290,14 +294,14 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     for (const std::string& x : d) out += (out.empty() ? "" : "; ") + x;
     return out;
   };
-  const auto differences_for = [&](const std::string& backend) {
-    return joined(differences_of(backend));
+  const auto differences_for = [&](const std::string& backend, const std::string& path) {
+    return joined(differences_of(backend, path));
   };
   if (o.allow_config_mismatch) {
     std::vector<std::string> all;  // each difference once, over every backend either report has
     for (const Report* r : {&baseline, &current})
       for (const ReportResult& x : r->results)
-        for (const std::string& d : differences_of(x.backend))
+        for (const std::string& d : differences_of(x.backend, x.path))
           if (std::find(all.begin(), all.end(), d) == all.end()) all.push_back(d);
     if (!all.empty())
       out.notes.push_back(
@@ -314,7 +318,7 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     row.path = any.path;
     if (const ReportResult* b = baseline.find(any.backend, any.path)) row.baseline = *b;
     if (const ReportResult* c = current.find(any.backend, any.path)) row.current = *c;
-    const std::string mismatch = differences_for(any.backend);
+    const std::string mismatch = differences_for(any.backend, any.path);
     if (!row.baseline)
       row.reasons.push_back("only in the current report");
     else if (!row.current)

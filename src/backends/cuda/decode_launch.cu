@@ -74,9 +74,15 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   plan.wait_first = t.wait_first;
   plan.merge_variant = t.merge_variant;
 #endif
+  // The split and the unsplit kernel (launch_decode picks by the plan's splits): the same block
+  // and shared memory, their occupancy checked, not assumed alike; the split one's sizes the
+  // split.
+  int unsplit_blocks = 0;
   RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.function,
                                                               k.threads, k.smem_bytes));
-  if (plan.blocks_per_sm < 1)
+  RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&unsplit_blocks, k.unsplit_function,
+                                                              k.threads, k.smem_bytes));
+  if (std::min(plan.blocks_per_sm, unsplit_blocks) < 1)
     throw BackendError("the decode kernel for head dim " + std::to_string(p.head_dim) + " needs " +
                        std::to_string(k.smem_bytes) +
                        " bytes of shared memory per block, more than this device offers");
@@ -110,15 +116,6 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   }
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
-  // An unsplit history runs the kernel compiled without the merge (same block, same shared
-  // memory; its occupancy is checked, not assumed).
-  if (plan.splits == 1) {
-    plan.kernel.function = k.unsplit_function;
-    int unsplit_blocks = 0;
-    RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&unsplit_blocks, k.unsplit_function,
-                                                                k.threads, k.smem_bytes));
-    plan.blocks_per_sm = unsplit_blocks;
-  }
   return plan;
 }
 
@@ -221,9 +218,12 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
                   unsigned(p.kv_heads / plan.kernel.kv_per_block * plan.head_tiles),
                   unsigned(p.batch));
   void* args[] = {&params};
+  // Only a split history pays for partials and the merge (the kernel compiled without them
+  // would race on the output with more than one split).
+  const void* function = plan.splits > 1 ? plan.kernel.function : plan.kernel.unsplit_function;
   const cudaError_t status =
-      launch_kernel(plan.kernel.function, grid, dim3(unsigned(plan.kernel.threads)),
-                    plan.kernel.smem_bytes, args, plan.dependent_launch, stream);
+      launch_kernel(function, grid, dim3(unsigned(plan.kernel.threads)), plan.kernel.smem_bytes,
+                    args, plan.dependent_launch, stream);
 #if defined(READBENCH_BENCH_VARIANTS)
   // The merge_kernel variant passes no counters: the splits merge in a second kernel.
   if (status == cudaSuccess && plan.splits > 1 && params.split_counters == nullptr)

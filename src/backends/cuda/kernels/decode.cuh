@@ -63,11 +63,11 @@ __device__ inline unsigned long long* timeline_stamps(const DecodeParams& p) {
 // t, t + kThreads, ... (at most kItems) of the heads * D outputs. Each thread copies its
 // slices' partials into `staging` (shared memory, 16-byte aligned, staging_floats long) with
 // cp.async through L2 (.cg: L1 is not coherent with the other blocks' writes), as many splits
-// at once as it holds, and reads back only its own: one L2 round trip for a row's splits, no
-// registers held for loads in flight (a register array of them had raised every decode
-// kernel's register count), no division in the loops. Against the two-pass merge before it
-// (bench/h200/NOTES.md, run 29): the merging block's merge 6.6-10.5 -> 3.3-4.2 us at 32 splits,
-// B=1 L=16384 29.4 -> 23.7 us a call.
+// at once as it holds, and reads back only its own: one L2 round trip a batch (one for all of
+// a row's splits at the shapes measured), no registers held for loads in flight (a register
+// array of them had raised every decode kernel's register count), no division in the loops.
+// Against the two-pass merge before it (bench/h200/NOTES.md): the merging block's merge 6.6-10.5
+// -> 3.3-4.2 us at 32 splits (run 29); the product, B=1 L=16384 22.7 -> 21.2 us (runs 31, 33).
 template <class T, int D, int kThreads, int kItems>
 __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* staging,
                              int staging_floats) {
@@ -202,8 +202,9 @@ __device__ void merge_splits_two_pass(const DecodeParams& p, std::size_t bh0, in
 #endif
 
 // kSplit: compiled for a split history (partials, the merge) or for an unsplit one (neither:
-// the merge's code, never run there, had cost the unsplit reads 1-5% on the H200 by how it
-// changed the main loop's compiled form; bench/h200/NOTES.md, runs 31-33).
+// the merge's code, never run there, had cost unsplit reads up to 5% on the H200 by how it
+// changed the main loop's compiled form, run 31; without it, e4m3 K/V at B=32 L=16384 is still
+// 1.0-1.4% behind the kernel before the staged merge, run 33; bench/h200/NOTES.md).
 template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock, bool kSplit>
 __global__ void __launch_bounds__(kWarps* kWarp)
     decode_kernel(const __grid_constant__ DecodeParams p) {
