@@ -8,6 +8,12 @@
 #                 into device.log
 #   shape NAME OPTS...  `readbench run --backend cuda OPTS` into NAME.json / NAME.txt
 #   plain_runs N  N plain `readbench run`s into plain-I.json / .txt, their wall times into device.log
+#   issue12_shapes PATH  issue 12's shapes (B=32 bf16, D=64, e4m3 K/V, f32, f32 D=64 at L 1024,
+#                 4096, 16384; B=1 bf16 and e4m3 over 1024..131072) through `shape`; PATH
+#                 (fused or all) for the bf16 B=32 and B=1 runs
+#   san_timed_calls  compute-sanitizer's four tools over timed calls: both paths at B=1 L 1000
+#                 and 16384 (8 and 32 splits), e4m3 K/V at B=2 L 4099, one KV head at B=1
+#                 L 65537 (257 splits: a merge in batches)
 #   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
 #                 65537 into verify.log, one line each into device.log
 # Where the binaries outgrow the tree's 64 MiB limit they travel as .scratch/rbx/rb.tar.xz (with
@@ -64,4 +70,29 @@ plain_runs() {  # count
     rc=$?
     echo "plain run $i rc=$rc wall $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$log"
   done
+}
+issue12_shapes() {  # path for bf16 B=32 and B=1: fused or all
+  shape bf16-b32 -b 32 -L 1024,4096,16384 --path "$1"
+  shape d64-b32 -b 32 -L 1024,4096,16384 --head-dim 64 --path fused
+  shape fp8-b32 -b 32 -L 1024,4096,16384 --kv-dtype fp8_e4m3 --path fused
+  shape f32-b32 -b 32 -L 1024,4096,16384 --dtype f32 --path fused
+  shape f32-d64 -b 32 -L 1024,4096,16384 --dtype f32 --head-dim 64 --path fused
+  shape bf16-b1 -b 1 -L 1024:131072:x2 --path "$1" --fit-from 1024
+  shape fp8-b1 -b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
+}
+san_timed_calls() {
+  local tool
+  step "compute-sanitizer over timed calls"
+  for tool in memcheck racecheck synccheck initcheck; do
+    san "$tool" "run, both paths, -b 1 L 1000,16384 (8 and 32 splits)" "$rb" run \
+      --backend cuda -b 1 -L 1000,16384 --min-samples 2 --budget 0.02 --rounds 1 --path all \
+      --json "$out/san.json"
+    san "$tool" "run, fused, e4m3 K/V -b 2 L 4099" "$rb" run --backend cuda -b 2 -L 4099 \
+      --kv-dtype fp8_e4m3 --min-samples 2 --budget 0.02 --rounds 1 --path fused \
+      --json "$out/san.json"
+    san "$tool" "run, both paths, Hq 8 Hkv 1 -b 1 L 65537 (257 splits)" "$rb" run --backend cuda \
+      -b 1 --q-heads 8 --kv-heads 1 -L 65537 --min-samples 2 --budget 0.02 --rounds 1 --path all \
+      --json "$out/san.json"
+  done
+  rm -f "$out/san.json"
 }
