@@ -19,30 +19,35 @@ int ceil_div(std::int64_t a, std::int64_t b) {
 
 #if defined(READBENCH_BENCH_VARIANTS)
 // Flash-decoding's second step as its own kernel (the merge_kernel variant): one block of
-// 128 threads per sequence and query head.
+// 128 threads per sequence and query head. Under a dependent launch it is the decode's
+// dependent and lets the next call launch at once: its blocks start as the decode's blocks
+// finish their reads, then wait for the decode to complete before reading the partials.
 template <class T>
 __global__ void merge_splits_kernel(const __grid_constant__ DecodeParams p) {
   __shared__ float weights[kMaxSplits];
+  kernels::launch_dependents();
+  kernels::wait_for_prerequisite();
   kernels::merge_splits_two_pass<T>(p, blockIdx.x, 1, weights);
 }
 
-cudaError_t launch_merge_splits(const DecodeProblem& p, const DecodeParams& params,
+cudaError_t launch_merge_splits(const DecodeProblem& p, DecodeParams params, bool dependent,
                                 cudaStream_t stream) {
-  const unsigned rows = unsigned(p.batch * p.q_heads);
+  const dim3 rows(unsigned(p.batch * p.q_heads));
+  void* args[] = {&params};
   switch (p.dtype) {
     case DType::f32:
-      merge_splits_kernel<float><<<rows, 128, 0, stream>>>(params);
-      break;
+      return launch_kernel(reinterpret_cast<const void*>(&merge_splits_kernel<float>), rows,
+                           dim3(128), 0, args, dependent, stream);
     case DType::f16:
-      merge_splits_kernel<__half><<<rows, 128, 0, stream>>>(params);
-      break;
+      return launch_kernel(reinterpret_cast<const void*>(&merge_splits_kernel<__half>), rows,
+                           dim3(128), 0, args, dependent, stream);
     case DType::bf16:
-      merge_splits_kernel<__nv_bfloat16><<<rows, 128, 0, stream>>>(params);
-      break;
+      return launch_kernel(reinterpret_cast<const void*>(&merge_splits_kernel<__nv_bfloat16>), rows,
+                           dim3(128), 0, args, dependent, stream);
     case DType::e4m3:  // never the output's type
-      return cudaErrorInvalidValue;
+      break;
   }
-  return cudaGetLastError();
+  return cudaErrorInvalidValue;
 }
 #endif
 
@@ -71,6 +76,9 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
 #if defined(READBENCH_BENCH_VARIANTS)
   plan.trigger_at_start = t.trigger_at_start;
   plan.trigger_at_exit = t.trigger_at_exit;
+  plan.trigger_after_issue = t.trigger_after_issue;
+  plan.trigger_at_last_issue = !t.trigger_after_reads && !t.trigger_at_start &&
+                               !t.trigger_at_exit && t.trigger_after_issue == 0;
   plan.wait_first = t.wait_first;
   plan.merge_variant = t.merge_variant;
 #endif
@@ -158,10 +166,15 @@ void apply_tuning(Tuning& t, std::string_view spec) {
     else if (key == "mergev") {  // 0 the staged merge, 2 the two-pass one of runs 25-28
       if (x != 0 && x != 2) throw InputError("tuning entry '" + std::string(item) + "': 0 or 2");
       t.merge_variant = int(x);
-    } else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first; 4: at exit
+    } else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first; 4: at
+                                // exit; 5: after a warp's last copies are issued, in the
+                                // prologue too; 6: the same, but after its first tile; 7: the
+                                // product's (after the last copies, not in the prologue)
       t.dependent_launch = x != 0;
+      t.trigger_after_reads = int(x) == 1;
       t.trigger_at_start = int(x) == 2;
       t.trigger_at_exit = int(x) == 4;
+      t.trigger_after_issue = int(x) == 5 ? 1 : int(x) == 6 ? 2 : 0;
       t.wait_first = int(x) == 3;
     } else
       throw InputError("unknown tuning key '" + key + "'");
@@ -203,8 +216,12 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
       float(1.4426950408889634 / std::sqrt(double(p.head_dim)) * double(p.kv_scale));
   params.out_scale = p.kv_scale;
   params.copy_through_l1 = plan.copy_through_l1;
+  params.trigger_at_last_issue = plan.trigger_at_last_issue;
   params.trigger_at_start = plan.trigger_at_start;
   params.trigger_at_exit = plan.trigger_at_exit;
+#if defined(READBENCH_BENCH_VARIANTS)
+  params.trigger_after_issue = plan.trigger_after_issue;
+#endif
   params.wait_first = plan.wait_first;
   params.merge_variant = plan.merge_variant;
   // Granlund-Montgomery: magic = ceil(2^(32 + l) / S), l = ceil(log2 S); exact for tok < 2^31.
@@ -227,7 +244,7 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
 #if defined(READBENCH_BENCH_VARIANTS)
   // The merge_kernel variant passes no counters: the splits merge in a second kernel.
   if (status == cudaSuccess && plan.splits > 1 && params.split_counters == nullptr)
-    return launch_merge_splits(p, params, stream);
+    return launch_merge_splits(p, params, plan.dependent_launch, stream);
 #endif
   return status;
 }

@@ -66,13 +66,19 @@ struct DecodeParams {
   std::uint64_t block_div_magic = 0;  // tok / S == (tok * magic) >> shift for tok < 2^31
   int block_div_shift = 0;
   bool copy_through_l1 = false;  // cp.async.ca rather than .cg
-  // Where a dependent launch lets the next kernel start (after this block's reads, or at once:
-  // a variant) and whether this one walks a read-only history before waiting for the previous
-  // kernel (wait_first: a variant that waits before any read).
+  // Where a dependent launch lets the next kernel start (once a warp of this block has its last
+  // copies in flight, or, where a warp's copies all fit the prologue, once the block's reads are
+  // done; at once or at exit: variants) and whether this one walks a read-only history before
+  // waiting for the previous kernel (wait_first: a variant that waits before any read).
+  bool trigger_at_last_issue = true;
   bool trigger_at_start = false;
   bool wait_first = false;
   bool trigger_at_exit = false;  // a variant: no explicit trigger, the block's exit is one
-  int merge_variant = 0;         // a variant: 2 the two-pass split merge of runs 25-28
+#if defined(READBENCH_BENCH_VARIANTS)
+  // A variant: 1 once a warp has issued its last copies; 2 also not before its first tile.
+  int trigger_after_issue = 0;
+#endif
+  int merge_variant = 0;  // a variant: 2 the two-pass split merge of runs 25-28
   // Variant builds: where each block writes its globaltimer stamps, [blocks][kTimelineStamps]
   // in grid order (start, reads done, outputs or partials written, partials fenced, the split
   // merge begun (0 where this block did not merge), end, the merge's first partials landed (0
@@ -117,7 +123,10 @@ struct Tuning {
   bool trigger_at_start = false;  // dependent launch: the next kernel may start at once
   bool wait_first = false;        // dependent launch: wait for the previous kernel before reading
   bool trigger_at_exit = false;   // dependent launch: the next kernel may start as blocks exit
-  int merge_variant = 0;          // 2: the two-pass split merge of runs 25-28
+  bool trigger_after_reads = false;  // ... once each block's reads are done (runs 22-39)
+  int trigger_after_issue = 0;       // ... once a warp of each block has issued its last copies, in
+                                     // the prologue too (1; 2: but after its first tile)
+  int merge_variant = 0;             // 2: the two-pass split merge of runs 25-28
 #endif
 };
 #if defined(READBENCH_BENCH_VARIANTS)
@@ -131,8 +140,12 @@ struct DecodePlan {
   DecodeKernel kernel;    // the kernel chosen for the problem
   int blocks_per_sm = 0;  // occupancy of `kernel`
   bool copy_through_l1 = false;
-  bool dependent_launch = false;  // Tuning::dependent_launch (the backend drops it below sm_90)
+  bool dependent_launch = false;      // Tuning::dependent_launch (the backend drops it below sm_90)
+  bool trigger_at_last_issue = true;  // DecodeParams::trigger_at_last_issue
   bool trigger_at_start = false, wait_first = false, trigger_at_exit = false;  // variants of it
+#if defined(READBENCH_BENCH_VARIANTS)
+  int trigger_after_issue = 0;  // and another
+#endif
   int merge_variant = 0;  // a variant (Tuning::merge_variant)
   int head_tiles = 0;
   int splits = 1;

@@ -298,6 +298,14 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     __syncwarp();  // every lane is done reading the stage the next issue overwrites
     if (it + kStages - 1 < my_tiles) issue((it + kStages - 1) % kStages);
     cp_async_commit();  // empty groups keep the count uniform
+    // The next kernel may launch once this warp's last copies are in flight (the first warp of
+    // the block to get there decides), a memory latency before its reads are done; but not
+    // from the prologue, where a few tiles are all issued at once: that, like a trigger at the
+    // start, piles short calls up (bench/h200/NOTES.md, runs 39-40).
+    if (p.trigger_at_last_issue && it >= 0 && it + kStages == my_tiles) launch_dependents();
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (p.trigger_after_issue == 1 && it + kStages == my_tiles) launch_dependents();
+#endif
     if (it < 0) continue;
     if (it == 0) {
       if (history_first) wait_for_prerequisite();
@@ -310,8 +318,12 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     const uint4* stage = my_stages + (it % kStages) * kStageChunks;
     const int first = begin + (kv_warp + it * kWarpsPerKv) * kTile;
     math.compute(Tile{stage, stage + kTileChunks}, end - first, p.scale_log2, lane);
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (p.trigger_after_issue == 2 && it == max(0, my_tiles - kStages)) launch_dependents();
+#endif
   }
-  // This block's reads are done: the next kernel may launch into the SMs as blocks leave.
+  // This block's reads are done (if no warp let the next kernel launch before): it may launch
+  // into the SMs as blocks leave.
   if (!p.trigger_at_start && !p.trigger_at_exit) launch_dependents();
   math.finish(lane);
   cp_async_wait<0>();

@@ -1,0 +1,26 @@
+# Sourced by the *_device.sh scripts that run the variant build (bench/h200/build.sh, packed into
+# .scratch/cvx/cv.tar.xz with libgomp: cuda_variants, and readbench_gpu_tests where the script
+# runs them) on the GPU machine. Expects `out` (the results folder); unpacks into /tmp/cv; sets
+# `log` and the library path; defines:
+#   step MESSAGE          a heading, on the terminal and in device.log
+#   variant_checks SPEC TOOL...  the GPU tests under tuning SPEC (the plugin test left out: the
+#                         plugin is not built with the variant define) into gpu_tests-SPEC.log,
+#                         then `cuda_variants sanitize SPEC` under each compute-sanitizer TOOL
+#                         into sanitizer.log; one line each into device.log
+mkdir -p "$out" /tmp/cv
+tar -xJf "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/cvx/cv.tar.xz" -C /tmp/cv
+export LD_LIBRARY_PATH=/tmp/cv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+log=$out/device.log
+step() { echo "== $(date +%T) $*" | tee -a "$log"; }
+variant_checks() {  # spec, tools...
+  local spec=$1 tool
+  shift
+  READBENCH_TEST_CUDA_TUNING=$spec timeout 150 /tmp/cv/readbench_gpu_tests \
+    --test-case-exclude='*plugin*' > "$out/gpu_tests-$spec.log" 2>&1
+  echo "gpu tests ($spec) rc=$? $(grep -E 'test cases' "$out/gpu_tests-$spec.log")" | tee -a "$log"
+  for tool in "$@"; do
+    timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 /tmp/cv/cuda_variants \
+      sanitize "$spec" >> "$out/sanitizer.log" 2>&1
+    echo "sanitizer $tool $spec rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
+  done
+}
