@@ -5,28 +5,12 @@
 # the shapes run 41 measured against earlier runs' numbers (the headline, e4m3 K/V B=32
 # L=16384, B=32 L=1024 and D=64 L=4096, B=1 bf16 L=16384 and e4m3 L=65536). Binaries in
 # .scratch/abx (readbench alone each; libgomp from .scratch/rbx).
+# (Its preamble moved into ab_lib.sh after it ran: the same steps.)
 # Usage: bench/h200/run42_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
-abx=$(cd "$(dirname "$0")/../../.scratch/abx" && pwd)
-mkdir -p "$out"
-declare -A bin
-for b in old new; do
-  mkdir -p "/tmp/ab-$b"
-  tar -xJf "$abx/$b.tar.xz" -C "/tmp/ab-$b"
-  bin[$b]=/tmp/ab-$b/readbench
-done
-export LD_LIBRARY_PATH=$(cd "$(dirname "$0")/../../.scratch/rbx" && pwd)
-log=$out/device.log
-step() { echo "== $(date +%T) $*" | tee -a "$log"; }
+. "$(dirname "$0")/ab_lib.sh"  # bin, log, step, ab
 step "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
-ab() {  # build, name, options...
-  local which=$1 name=$2
-  shift 2
-  timeout 150 "${bin[$which]}" run --backend cuda --path fused "$@" \
-    --json "$out/ab-$name-$which.json" > "$out/ab-$name-$which.txt" 2>&1
-  echo "ab $name $which rc=$? ($*)" | tee -a "$log"
-}
 orders=("old new" "new old" "old new")
 for rep in 1 2 3; do
   step "round $rep: ${orders[rep - 1]}"

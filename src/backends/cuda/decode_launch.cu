@@ -20,8 +20,8 @@ int ceil_div(std::int64_t a, std::int64_t b) {
 #if defined(READBENCH_BENCH_VARIANTS)
 // Flash-decoding's second step as its own kernel (the merge_kernel variant): one block of
 // 128 threads per sequence and query head. Under a dependent launch it is the decode's
-// dependent and lets the next call launch at once: its blocks start as the decode's blocks
-// finish their reads, then wait for the decode to complete before reading the partials.
+// dependent and lets the next call launch at once: its blocks start when the decode's blocks
+// let it launch, then wait for the decode to complete before reading the partials.
 template <class T>
 __global__ void merge_splits_kernel(const __grid_constant__ DecodeParams p) {
   __shared__ float weights[kMaxSplits];
@@ -166,12 +166,13 @@ void apply_tuning(Tuning& t, std::string_view spec) {
     else if (key == "mergev") {  // 0 the staged merge, 2 the two-pass one of runs 25-28
       if (x != 0 && x != 2) throw InputError("tuning entry '" + std::string(item) + "': 0 or 2");
       t.merge_variant = int(x);
-    } else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first; 4: at
-                                // exit; 5: after a warp's last copies are issued, in the
-                                // prologue too; 6: the same, but after its first tile; 7: the
-                                // product's (after the last copies, not in the prologue)
+    } else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first (and
+                                // trigger after the reads, as in run 22); 4: at exit; 5: after
+                                // a warp's last copies are issued, before its first tile too;
+                                // 6: after the tile computed while its last copies were issued
+                                // (a tile later than 5); 7: the product's
       t.dependent_launch = x != 0;
-      t.trigger_after_reads = int(x) == 1;
+      t.trigger_after_reads = int(x) == 1 || int(x) == 3;
       t.trigger_at_start = int(x) == 2;
       t.trigger_at_exit = int(x) == 4;
       t.trigger_after_issue = int(x) == 5 ? 1 : int(x) == 6 ? 2 : 0;
@@ -219,9 +220,7 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   params.trigger_at_last_issue = plan.trigger_at_last_issue;
   params.trigger_at_start = plan.trigger_at_start;
   params.trigger_at_exit = plan.trigger_at_exit;
-#if defined(READBENCH_BENCH_VARIANTS)
   params.trigger_after_issue = plan.trigger_after_issue;
-#endif
   params.wait_first = plan.wait_first;
   params.merge_variant = plan.merge_variant;
   // Granlund-Montgomery: magic = ceil(2^(32 + l) / S), l = ceil(log2 S); exact for tok < 2^31.

@@ -74,10 +74,8 @@ struct DecodeParams {
   bool trigger_at_start = false;
   bool wait_first = false;
   bool trigger_at_exit = false;  // a variant: no explicit trigger, the block's exit is one
-#if defined(READBENCH_BENCH_VARIANTS)
-  // A variant: 1 once a warp has issued its last copies; 2 also not before its first tile.
+  // A variant: 1 once a warp has issued its last copies; 2 a tile later.
   int trigger_after_issue = 0;
-#endif
   int merge_variant = 0;  // a variant: 2 the two-pass split merge of runs 25-28
   // Variant builds: where each block writes its globaltimer stamps, [blocks][kTimelineStamps]
   // in grid order (start, reads done, outputs or partials written, partials fenced, the split
@@ -123,9 +121,9 @@ struct Tuning {
   bool trigger_at_start = false;  // dependent launch: the next kernel may start at once
   bool wait_first = false;        // dependent launch: wait for the previous kernel before reading
   bool trigger_at_exit = false;   // dependent launch: the next kernel may start as blocks exit
-  bool trigger_after_reads = false;  // ... once each block's reads are done (runs 22-39)
-  int trigger_after_issue = 0;       // ... once a warp of each block has issued its last copies, in
-                                     // the prologue too (1; 2: but after its first tile)
+  bool trigger_after_reads = false;  // ... once each block's reads are done (runs 22-40)
+  int trigger_after_issue = 0;       // ... once a warp of each block has issued its last copies,
+                                     // before its first tile too (1; 2: a tile later)
   int merge_variant = 0;             // 2: the two-pass split merge of runs 25-28
 #endif
 };
@@ -143,10 +141,8 @@ struct DecodePlan {
   bool dependent_launch = false;      // Tuning::dependent_launch (the backend drops it below sm_90)
   bool trigger_at_last_issue = true;  // DecodeParams::trigger_at_last_issue
   bool trigger_at_start = false, wait_first = false, trigger_at_exit = false;  // variants of it
-#if defined(READBENCH_BENCH_VARIANTS)
-  int trigger_after_issue = 0;  // and another
-#endif
-  int merge_variant = 0;  // a variant (Tuning::merge_variant)
+  int trigger_after_issue = 0;  // and another (Tuning::trigger_after_issue)
+  int merge_variant = 0;        // a variant (Tuning::merge_variant)
   int head_tiles = 0;
   int splits = 1;
   int split_tokens = 0;

@@ -10,7 +10,8 @@
 // finish merges the splits. Launched as a programmatic dependent of the kernel before (sm_90
 // on), a block walks a read-only (paged) history and starts its first copies before waiting
 // for that kernel; q, the outputs and the split workspace wait. Each block lets the next kernel
-// launch once its reads are done.
+// launch once a warp has its last copies in flight (once its reads are done where a warp's
+// copies all fit the pipeline's first stages).
 //
 // Two policies make the variants:
 //   Rows (rows.cuh): PagedRows walks the block table (the fused path); ContiguousRows reads the
@@ -300,9 +301,9 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     cp_async_commit();  // empty groups keep the count uniform
     // The next kernel may launch once this warp's last copies are in flight (the first warp of
     // the block to get there decides), a memory latency before its reads are done; but not
-    // from the prologue, where a few tiles are all issued at once: that, like a trigger at the
-    // start, piles short calls up (bench/h200/NOTES.md, runs 39-40).
-    if (p.trigger_at_last_issue && it >= 0 && it + kStages == my_tiles) launch_dependents();
+    // where its copies all went out at once before its first tile (my_tiles <= kStages): that,
+    // like a trigger at the start, piles short calls up (bench/h200/NOTES.md, runs 39-43).
+    if (p.trigger_at_last_issue && it > 0 && it + kStages == my_tiles) launch_dependents();
 #if defined(READBENCH_BENCH_VARIANTS)
     if (p.trigger_after_issue == 1 && it + kStages == my_tiles) launch_dependents();
 #endif
@@ -322,8 +323,8 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     if (p.trigger_after_issue == 2 && it == max(0, my_tiles - kStages)) launch_dependents();
 #endif
   }
-  // This block's reads are done (if no warp let the next kernel launch before): it may launch
-  // into the SMs as blocks leave.
+  // This warp's reads are done (if no warp of the block let the next kernel launch before, it
+  // may launch now, into the SMs as blocks leave).
   if (!p.trigger_at_start && !p.trigger_at_exit) launch_dependents();
   math.finish(lane);
   cp_async_wait<0>();
