@@ -11,7 +11,7 @@
 // on), a block walks a read-only (paged) history and starts its first copies before waiting
 // for that kernel; q, the outputs and the split workspace wait. Each block lets the next kernel
 // launch once a warp has its last copies in flight (once its reads are done where a warp's
-// copies all fit the pipeline's first stages).
+// tiles all fit its pipeline's stages, so that its copies all go out before its first tile).
 //
 // Two policies make the variants:
 //   Rows (rows.cuh): PagedRows walks the block table (the fused path); ContiguousRows reads the
