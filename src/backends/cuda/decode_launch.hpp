@@ -67,7 +67,7 @@ struct DecodeParams {
   int block_div_shift = 0;
   bool copy_through_l1 = false;  // cp.async.ca rather than .cg
   // Where a dependent launch lets the next kernel start (once a warp of this block has its last
-  // copies in flight, or, where a warp's copies all fit the prologue, once the block's reads are
+  // copies in flight, or, where a warp's tiles all fit its pipeline's stages, once its reads are
   // done; at once or at exit: variants) and whether this one walks a read-only history before
   // waiting for the previous kernel (wait_first: a variant that waits before any read).
   bool trigger_at_last_issue = true;
