@@ -149,6 +149,18 @@ closed "compare" "$BIN" compare r.json b.json
 closed "export" "$BIN" export --format bmf r.json
 closed "verify" "$BIN" verify --backend cpu --dtypes f32 --lengths 16
 closed "--help" "$BIN" --help
+# A reader that went away (the pipe's other end closed): the same error, not a SIGPIPE death.
+piped() {  # NAME CMD...
+  local name=$1
+  shift
+  # `true` exits at once; a second of sleep makes sure the write comes after it has.
+  { sleep 1; "$@" <"$WORK/empty" 2>"$WORK/err"; echo $? >"$WORK/piped_rc"; } | true
+  rc=$(cat "$WORK/piped_rc")
+  expect_error "$name into a closed pipe" 2 "cannot write to stdout"
+}
+piped "check" "$BIN" check r.json --baseline b.json
+piped "export" "$BIN" export --format bmf r.json
+piped "fit" "$BIN" fit r.json
 # A report file is still written when only stdout is closed, and not onto fd 1.
 "$BIN" export --format bmf r.json -o e.json >&- 2>"$WORK/err"
 rc=$?
@@ -213,4 +225,31 @@ json.loads(t[:t.index("readbench: ")])' both.txt; then
 else
   fail "--json /proc/self/fd/1 into a redirected stdout keeps the report and the table" "exit $rc: $(head -c 200 both.txt)"
 fi
+# --- output names: a link to a file, a name too long for a hidden sibling, bytes not UTF-8 -----
+
+"$BIN" export --format bmf r.json -o target.json
+ln -s target.json link.json
+run "$BIN" export --format gab r.json -o link.json
+"$BIN" export --format gab r.json >gab_expected
+if [ "$rc" -eq 0 ] && [ -L link.json ] && [ "$(readlink link.json)" = target.json ] &&
+  cmp -s target.json gab_expected; then
+  pass "-o a link to a file replaces the file and keeps the link"
+else
+  fail "-o a link to a file replaces the file and keeps the link" "exit $rc: $(first_err)"
+fi
+long=$(printf 'x%.0s' $(seq 1 250))
+run "$BIN" export --format bmf r.json -o "$long"
+[ "$rc" -eq 0 ] && cmp -s "$long" expected && pass "-o a 250-byte name is written" ||
+  fail "-o a 250-byte name is written" "exit $rc: $(first_err)"
+odd=$'\xff.json'
+cp r.json "$odd"
+run "$BIN" compare b.json "$odd" --format json
+if [ "$rc" -eq 0 ] && /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"
+then pass "compare --format json of a file named in bytes that are not UTF-8 writes valid JSON"
+else fail "compare --format json of a file named in bytes that are not UTF-8" "exit $rc: $(first_err)"; fi
+run "$BIN" check "$odd" --baseline b.json --json verdict.json
+[ "$rc" -eq 0 ] && /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' verdict.json &&
+  pass "check --json of a report named in bytes that are not UTF-8 writes its verdict" ||
+  fail "check --json of a report named in bytes that are not UTF-8" "exit $rc: $(first_err)"
+
 cli_summary

@@ -194,6 +194,11 @@ expect_usage_error "fit one distinct length" "$BIN" fit one_length.csv
 expect_usage_error "fit JSON string number" "$BIN" fit string.json
 expect_usage_error "fit malformed JSON" "$BIN" fit truncated.json
 expect_usage_error "fit missing file" "$BIN" fit does-not-exist.csv
+printf 'backend,path,length,seconds\ncpu,gather,16,1e-6\ncpu,gather,64,4e-6\ncpu,fused,16,1e-6\n' >grouped_one.csv
+expect_usage_error "fit of several series, one with a single point" "$BIN" fit grouped_one.csv
+grep -q "grouped_one.csv: cpu/fused: the fit needs at least 2 points" "$WORK/err" &&
+  pass "fit names the series that cannot be fitted" ||
+  fail "fit names the series that cannot be fitted" "$(first_err)"
 mkdir -p a_directory
 expect_usage_error "fit a directory" "$BIN" fit a_directory
 grep -q "a_directory" "$WORK/err" && pass "fit a directory names it" ||

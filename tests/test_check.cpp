@@ -330,6 +330,35 @@ TEST_CASE("a GPU model that differs refuses the GPU rows only") {
   CHECK(mentions(c.reasons, "GPU model: baseline NVIDIA H200, current NVIDIA H100"));
 }
 
+TEST_CASE("GPU models are compared device by device, each row against its own GPU") {
+  Json base = linear_report();
+  Json cur = linear_report();
+  // Rows cuda:0 and cuda:1 in both reports (in place of the CPU rows).
+  for (Json* r : {&base, &cur})
+    for (int d : {0, 1}) (*r)["results"][d]["backend"] = "cuda:" + std::to_string(d);
+  const auto gpus = [](std::vector<std::string> names) {
+    Json out = Json::array();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      out.push_back({{"index", i}, {"name", names[i]}});
+    return out;
+  };
+  // Two H200s against four: the same model behind each row.
+  base["machine"]["gpus"] = gpus({"NVIDIA H200", "NVIDIA H200"});
+  cur["machine"]["gpus"] = gpus({"NVIDIA H200", "NVIDIA H200", "NVIDIA H200", "NVIDIA H200"});
+  const CheckOutcome same = check(base, cur);
+  CHECK(row(same, "cuda:0/gather").verdict == Verdict::ok);
+  CHECK(row(same, "cuda:1/fused").verdict == Verdict::ok);
+  // An A100 as device 0 of the baseline: only its row is refused, and the difference named is
+  // that device's.
+  base["machine"]["gpus"] = gpus({"NVIDIA A100", "NVIDIA H200"});
+  cur["machine"]["gpus"] = gpus({"NVIDIA H200", "NVIDIA H200"});
+  const CheckOutcome mixed = check(base, cur);
+  const CheckRow zero = row(mixed, "cuda:0/gather");
+  CHECK(zero.verdict == Verdict::skipped);
+  CHECK(mentions(zero.reasons, "GPU model: baseline NVIDIA A100, current NVIDIA H200"));
+  CHECK(row(mixed, "cuda:1/fused").verdict == Verdict::ok);
+}
+
 TEST_CASE("a GPU backend's launch that differs refuses its rows, naming both") {
   Json base = linear_report();
   Json cur = linear_report();

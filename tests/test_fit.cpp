@@ -98,6 +98,14 @@ TEST_CASE("points at one length only raise TooFewDistinctLengths naming the leng
   CHECK(msg.find("3 points") != std::string::npos);
 }
 
+TEST_CASE("lengths a rounding apart are one length to the power law, which fits logarithms") {
+  const double a = 1e6, b = std::nextafter(1e6, 2e6);
+  REQUIRE(a != b);
+  REQUIRE(std::log(a) == std::log(b));
+  const std::vector<TimedPoint> pts{{a, 1e-3}, {b, 2e-3}, {b, 3e-3}};
+  CHECK_THROWS_AS(fit_power_law(pts), TooFewDistinctLengths);
+}
+
 TEST_CASE("a zero length raises BadLength naming the value") {
   const std::vector<TimedPoint> pts{{16, 1e-6}, {0, 2e-6}};
   CHECK_THROWS_AS(fit_power_law(pts), BadLength);

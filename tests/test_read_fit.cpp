@@ -104,6 +104,23 @@ TEST_CASE("the affine fit's CIs match an independent computation on a small nois
   CHECK(f.ci95_reason.empty());
 }
 
+TEST_CASE("the affine fit holds at any scale a double holds: tiny times, huge lengths") {
+  // 1/t^2 overflows for t near 1e-200 and underflows for t near 1e200 unless the fit works in
+  // units of the series itself.
+  for (const auto& costs : {std::array{7e-201, 2e-202, 16.0}, std::array{3e150, 2e149, 16.0},
+                            std::array{0.0, 1e-203, 1e200}}) {
+    const double t0 = costs[0], b = costs[1], first = costs[2];
+    CAPTURE(t0);
+    CAPTURE(first);
+    const AffineFit f = fit_affine(affine_series(t0, b, first, 5));
+    CHECK(std::abs(f.fixed_s - t0) <= 1e-9 * (t0 + b * first));
+    CHECK(relative_close(f.marginal_s, b, 1e-9));
+    REQUIRE(f.marginal_ci95_low.has_value());
+    CHECK(std::isfinite(*f.marginal_ci95_low));
+    CHECK(std::isfinite(*f.fixed_ci95_high));
+  }
+}
+
 TEST_CASE("two points give an exact affine fit with no CI and say why") {
   const AffineFit f = fit_affine({{16, 2e-6}, {64, 5e-6}});
   CHECK(f.marginal_s == doctest::Approx(3e-6 / 48).epsilon(1e-12));

@@ -386,6 +386,19 @@ TEST_CASE("CSV points are read by header name, ignoring other columns and quotes
   CHECK(s[0].points[2].length == 256);
 }
 
+TEST_CASE("CSV numbers are decimal, spaces around them aside, and rows as wide as the header") {
+  const auto s = parse_points("length,seconds\n16, 1e-6\n 64 ,4e-6\n");
+  REQUIRE(s.size() == 1);
+  REQUIRE(s[0].points.size() == 2);
+  CHECK(s[0].points[1].length == 64);
+  CHECK(error_message([] { parse_points("length,seconds\n0x10,1e-6\n"); }) ==
+        "CSV line 2: length '0x10' is not a number");
+  CHECK(error_message([] { parse_points("length,seconds\n16,1e-6,extra\n"); }) ==
+        "CSV line 2: expected 2 columns, got 3");
+  CHECK(error_message([] { parse_points("length,seconds,note\n16,1e-6\n"); }) ==
+        "CSV line 2: expected 3 columns, got 2");
+}
+
 TEST_CASE("a CSV saved with a UTF-8 byte-order mark is read like one without") {
   const auto s = parse_points("\xEF\xBB\xBFlength,seconds\n16,1e-6\n64,4e-6\n");
   REQUIRE(s.size() == 1);
@@ -531,6 +544,12 @@ TEST_CASE("a report read back names the GPUs beside the host and uses its statis
   CHECK(rep.find("cpu", "fused")->points[0].seconds == 1.5e-6);
 }
 
+TEST_CASE("a schema version written as 5.0 is version 5, as JSON Schema's integer has it") {
+  Json j = synthetic_report();
+  j["schema_version"] = double(j["schema_version"].get<int>());
+  CHECK(parse_report(j.dump(), "r.json").schema_version == j["schema_version"].get<double>());
+}
+
 TEST_CASE("a report read back is refused naming the file and the field that is wrong") {
   auto refused = [](const std::function<void(Json&)>& spoil) {
     Json j = synthetic_report();
@@ -543,6 +562,8 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
         "base.json: schema_version 1.5 is not one this readbench reads (3 to 5)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1e308; }) ==
         "base.json: schema_version 1e+308 is not one this readbench reads (3 to 5)");
+  CHECK(refused([](Json& j) { j["schema_version"] = "5"; }) ==
+        "base.json: schema_version \"5\" is not one this readbench reads (3 to 5)");
   CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
         "base.json: report.schema_version is missing");
   CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==
@@ -562,7 +583,25 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
           j["results"][1]["path"] = "gather";
         }) == "base.json: results[1] repeats cpu/gather: one result per backend and path");
   CHECK(refused([](Json& j) { j["results"][1]["points"][0]["length"] = 0; }) ==
-        "base.json: results[1].points[0].length must be positive, got 0.0");
+        "base.json: results[1].points[0].length must be a whole number from 1 to "
+        "9007199254740992, got 0.0");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["length"] = 16.5; }) ==
+        "base.json: results[1].points[0].length must be a whole number from 1 to "
+        "9007199254740992, got 16.5");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][3]["length"] = 1e30; }) ==
+        "base.json: results[1].points[3].length must be a whole number from 1 to "
+        "9007199254740992, got 1e+30");
+  CHECK(refused([](Json& j) {
+          j["results"][1]["fit"]["fit_from_auto"] = true;  // the region stays the whole series
+        })
+            .find("base.json: results[1].fit.fit_from 0.0 is not where the auto rule starts on "
+                  "these points (") == 0);
+  CHECK(refused([](Json& j) { j["results"][1]["checks"][0]["passed"] = false; }) ==
+        "base.json: results[1].checks[0] failed but the result's status is ok");
+  CHECK(refused([](Json& j) { j["signal"] = "SIGINT"; }) ==
+        "base.json: signal is there but the report says it is complete");
+  CHECK(refused([](Json& j) { j["results"][1]["fit"]["fit_from"] = -5; }) ==
+        "base.json: results[1].fit.fit_from must be a finite length >= 0, got -5.0");
   CHECK(refused([](Json& j) { j["results"][1]["points"][1]["median_s"] = -1e-6; }) ==
         "base.json: results[1].points[1].median_s must be positive, got -1e-06");
   CHECK(refused([](Json& j) { j["results"][1]["fit"]["per_token_s"] = 0; }) ==

@@ -9,6 +9,7 @@
 #include "report/atomic_write.hpp"
 #include "report/check.hpp"
 #include "report/distinct_files.hpp"
+#include "report/json_text.hpp"
 #include "report/standard_output.hpp"
 
 namespace readbench::cli {
@@ -37,7 +38,7 @@ int run(CheckCommandOptions& o) {
   const Report current = read_report(o.report);
   const CheckOutcome result = check_reports(baseline, current, o.check);
 
-  if (!o.json_path.empty()) write_atomically(o.json_path, check_to_json(result).dump(2) + "\n");
+  if (!o.json_path.empty()) write_atomically(o.json_path, json_text(check_to_json(result)));
   // JSON on stdout replaces the table there, so the output stays machine-readable.
   if (o.json_path != "-") write_stdout(format_check_markdown(result));
   return result.passed() ? 0 : 1;

@@ -10,6 +10,7 @@
 #include "report/atomic_write.hpp"
 #include "report/compare.hpp"
 #include "report/distinct_files.hpp"
+#include "report/json_text.hpp"
 
 namespace readbench::cli {
 
@@ -29,7 +30,7 @@ int run(const CompareOptions& o) {
   check_writable(o.output);
   const Comparison c = compare_reports(read_reports(o.inputs));
   const std::string text = o.format == "csv"    ? format_compare_csv(c)
-                           : o.format == "json" ? compare_to_json(c).dump(2) + "\n"
+                           : o.format == "json" ? json_text(compare_to_json(c))
                                                 : format_compare_markdown(c);
   write_atomically(o.output, text);
   return 0;

@@ -9,6 +9,7 @@
 #include "report/atomic_write.hpp"
 #include "report/distinct_files.hpp"
 #include "report/export.hpp"
+#include "report/json_text.hpp"
 
 namespace readbench::cli {
 
@@ -25,7 +26,7 @@ int run(const ExportOptions& o) {
   check_writable(o.output);
   const Report rep = read_report(o.input);
   const Json out = o.format == "bmf" ? export_bmf(rep) : export_gab(rep);
-  write_atomically(o.output, out.dump(2) + "\n");
+  write_atomically(o.output, json_text(out));
   return 0;
 }
 

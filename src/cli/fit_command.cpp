@@ -9,6 +9,7 @@
 #include "report/atomic_write.hpp"
 #include "report/distinct_files.hpp"
 #include "report/fit_json.hpp"
+#include "report/json_text.hpp"
 #include "report/points_input.hpp"
 #include "report/standard_output.hpp"
 #include "report/text_report.hpp"
@@ -26,11 +27,18 @@ struct FitOptions {
 int run(const FitOptions& o) {
   check_distinct_files({{"the input", o.input}}, {{"--json", o.json_path}});
   if (!o.json_path.empty()) check_writable(o.json_path);
-  const auto series = parse_points(read_input(o.input), o.input == "-" ? "stdin" : o.input);
+  const std::string source = o.input == "-" ? "stdin" : o.input;
+  const auto series = parse_points(read_input(o.input), source);
   const std::optional<double> fit_from = parse_fit_from(o.fit_from);
   std::vector<ReadFit> fits;  // all fitted before anything is written
-  for (const auto& s : series)
-    fits.push_back(fit_read(s.points, {fit_from, s.kv_bytes_per_token, s.read_ceiling_gbps}));
+  for (const auto& s : series) {
+    try {
+      fits.push_back(fit_read(s.points, {fit_from, s.kv_bytes_per_token, s.read_ceiling_gbps}));
+    } catch (const FitError& e) {
+      if (s.label.empty()) throw;
+      throw InputError(source + ": " + s.label + ": " + e.what());  // which of several series
+    }
+  }
 
   if (!o.json_path.empty()) {
     Json out;
@@ -45,7 +53,7 @@ int run(const FitOptions& o) {
                        {"fit", fit_to_json(fits[i])}});
       }
     }
-    write_atomically(o.json_path, out.dump(2) + "\n");
+    write_atomically(o.json_path, json_text(out));
   }
   if (o.json_path != "-") {
     std::ostringstream table;

@@ -3,6 +3,7 @@
 // bad input, or stdout could not be written, 3 `run` measured but a report file could not be
 // written, 4 a gate cannot judge (an incomplete report), 128 + N `run` stopped by signal N.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
 #include <new>
 #include <string>
@@ -68,6 +69,9 @@ int main(int argc, char** argv) {
   // First: it may re-execute the process so libgomp starts with readbench's wait policy.
   readbench::cpu::apply_default_wait_policy(argv);
   readbench::hold_standard_descriptors();  // before anything opens a file
+  // A reader that went away (`readbench check ... | head -1`) makes writes fail with EPIPE,
+  // reported as stdout that could not be written (exit 2), rather than a silent SIGPIPE death.
+  std::signal(SIGPIPE, SIG_IGN);
   const int exit_code = run_command_line(argc, argv);
   // A table or report on stdout that did not get out is a failure, whatever the command said.
   try {

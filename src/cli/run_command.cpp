@@ -22,6 +22,7 @@
 #include "report/csv_report.hpp"
 #include "report/distinct_files.hpp"
 #include "report/json_report.hpp"
+#include "report/json_text.hpp"
 #include "report/standard_output.hpp"
 #include "report/text_report.hpp"
 
@@ -91,8 +92,7 @@ int run(RunOptions& o) {
   // The measurements are the expensive part: a report file that cannot be written costs
   // neither the other report nor the table, and the exit status (3) says so.
   const std::string json =
-      o.json_path.empty() ? ""
-                          : build_report(result, describe_host(), utc_timestamp()).dump(2) + "\n";
+      o.json_path.empty() ? "" : json_text(build_report(result, describe_host(), utc_timestamp()));
   const std::string csv = o.csv_path.empty() ? "" : build_csv(result);
   std::vector<std::string> failures;
   auto write_file = [&](const std::string& path, const std::string& content) {

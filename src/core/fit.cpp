@@ -49,11 +49,14 @@ std::vector<TimedPoint> guarded_points(const std::vector<TimedPoint>& all, doubl
   for (const auto& p : all)
     if (p.length >= fit_from) pts.push_back(p);
   if (pts.size() < 2)
-    throw TooFewPoints("the fit needs at least 2 points" +
-                       (fit_from > 0 ? " with length >= " + format_number(fit_from) : std::string()) +
-                       ", got " + std::to_string(pts.size()));
+    throw TooFewPoints(
+        "the fit needs at least 2 points" +
+        (fit_from > 0 ? " with length >= " + format_number(fit_from) : std::string()) + ", got " +
+        std::to_string(pts.size()));
+  // Distinct as logarithms, which the power law fits: lengths a rounding apart are one length.
+  const double first = std::log(pts.front().length);
   const bool one_length = std::all_of(
-      pts.begin(), pts.end(), [&](const TimedPoint& p) { return p.length == pts.front().length; });
+      pts.begin(), pts.end(), [&](const TimedPoint& p) { return std::log(p.length) == first; });
   if (one_length)
     throw TooFewDistinctLengths("the fit needs at least 2 distinct lengths, all " +
                                 std::to_string(pts.size()) + " points have length " +

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -118,10 +119,10 @@ void write_in_place(const std::string& path, const std::string& content) {
 }
 
 void replace(const std::string& path, const std::string& content, const Target& target) {
-  // A hidden sibling, so the rename stays within one file system.
-  std::string hidden = fs::path(path).filename().string();
-  hidden.insert(hidden.begin(), '.');
-  hidden.append(".XXXXXX");
+  // A hidden sibling, so the rename stays within one file system; named after the target
+  // unless that would pass the longest name a directory holds.
+  std::string hidden = "." + fs::path(path).filename().string() + ".XXXXXX";
+  if (hidden.size() > NAME_MAX) hidden = ".readbench.XXXXXX";
   const std::string tmpl = (directory_of(path) / hidden).string();
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
@@ -177,10 +178,16 @@ bool writes_in_place(const std::string& path) {
 void write_atomically(const std::string& path, const std::string& content) {
   if (path == "-") return write_stdout(content);
   const Target target = examine(path);
-  if (target.in_place)
-    write_in_place(path, content);
-  else
-    replace(path, content, target);
+  if (target.in_place) return write_in_place(path, content);
+  // A link to a regular file: the file it names is replaced and the link kept, as a shell's
+  // `>` writes through it (and as the checks that outputs are distinct files see it).
+  struct stat st {};
+  std::error_code ec;
+  if (target.exists && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    const fs::path file = fs::canonical(path, ec);
+    if (!ec) return replace(file.string(), content, examine(file.string()));
+  }
+  replace(path, content, target);
 }
 
 }  // namespace readbench

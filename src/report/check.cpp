@@ -84,9 +84,10 @@ void judge(CheckRow& row, const CheckOptions& o) {
   }
   if (int(row.lengths.size()) < kCheckMinLengths) {
     row.reasons.push_back(strprintf(
-        "the reports share %zu length%s at or above both fits' fit_from (L >= %.0f); %d are "
+        "the reports share %zu length%s at or above both fits' fit_from (L >= %s); %d are "
         "needed to compare exponents",
-        row.lengths.size(), row.lengths.size() == 1 ? "" : "s", from, kCheckMinLengths));
+        row.lengths.size(), row.lengths.size() == 1 ? "" : "s", format_number(from).c_str(),
+        kCheckMinLengths));
     return;
   }
   row.baseline_fit = fit_power_law(bp);
@@ -267,11 +268,12 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   if (baseline.statistic != current.statistic)
     differences.push_back("statistic: baseline " + std::string(to_string(baseline.statistic)) +
                           ", current " + std::string(to_string(current.statistic)));
-  std::string gpu_difference;
-  if (baseline.gpu_models != current.gpu_models && !baseline.gpu_models.empty() &&
-      !current.gpu_models.empty())
-    gpu_difference = "GPU model: baseline " + baseline.gpu_models.front() + ", current " +
-                     current.gpu_models.front();
+  // The GPU behind each device backend, compared row by row (cuda:1 against cuda:1).
+  const auto gpu_difference = [&](const std::string& backend) -> std::string {
+    const std::string b = baseline.gpu_model(backend), c = current.gpu_model(backend);
+    if (b.empty() || c.empty() || b == c) return {};
+    return "GPU model: baseline " + b + ", current " + c;
+  };
   // How a backend issued its built-in paths' calls changes their short calls' times (a dependent
   // launch overlaps each call with the end of the one before): compared where both reports say,
   // as recorded. A plugin's path says how its own calls went in its note.
@@ -285,7 +287,7 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   };
   const auto differences_of = [&](const std::string& backend, const std::string& path) {
     std::vector<std::string> d = differences;
-    if (backend.rfind("cuda", 0) == 0 && !gpu_difference.empty()) d.push_back(gpu_difference);
+    if (std::string g = gpu_difference(backend); !g.empty()) d.push_back(std::move(g));
     if (std::string l = launch_difference(backend, path); !l.empty()) d.push_back(std::move(l));
     return d;
   };

@@ -159,7 +159,7 @@ std::string legend_label(const ReportResult& r) {
                   ", t0 = " + format_seconds(a.fixed_s, true) +
                   " + b·L with b = " + format_seconds(a.marginal_s, true) + " per token (dashed)";
   s += strprintf("; fit of %d points", f.n_points);
-  if (r.fit->fit_from > 0) s += strprintf(" with L ≥ %.0f", r.fit->fit_from);
+  if (r.fit->fit_from > 0) s += " with L ≥ " + format_number(r.fit->fit_from);
   if (!r.fit->asymptote_reached) s += "; asymptote not reached";
   return s;
 }

@@ -1,7 +1,7 @@
 #include "report/points_input.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -22,11 +22,15 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
 }
 
-// strtod accepts "nan" and "inf": those reach the fit's guards, which name them.
+// A decimal number as the CSV writers print it (from_chars: no hex, no locale); "nan" and "inf"
+// get through to the fit's guards, which name them.
+// Spaces around it (`16, 1e-6`) are not part of it.
 double parse_number(const std::string& cell, const std::string& where, const char* column) {
-  char* end = nullptr;
-  const double v = std::strtod(cell.c_str(), &end);
-  if (cell.empty() || end != cell.c_str() + cell.size())
+  const std::string text = trim(cell);
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, v);
+  if (text.empty() || error != std::errc() || stop != end)
     throw InputError(where + ": " + column + " '" + cell + "' is not a number");
   return v;
 }
@@ -53,14 +57,13 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
                      ": the header must name the columns 'length' and 'seconds'");
   const int bi = column(header, "backend"), pi = column(header, "path");
   const bool grouped = bi >= 0 && pi >= 0;
-  const int needed = std::max({li, si, grouped ? std::max(bi, pi) : 0});
   std::vector<PointSeries> series;
   while (std::getline(in, line)) {
     ++line_no;
     if (trim(line).empty()) continue;
     const std::string where = "CSV line " + std::to_string(line_no);
     const auto cells = split_csv_line(line, where);
-    if (int(cells.size()) <= needed)
+    if (cells.size() != header.size())
       throw InputError(where + ": expected " + std::to_string(header.size()) + " columns, got " +
                        std::to_string(cells.size()));
     const std::string label = grouped ? cells[std::size_t(bi)] + "/" + cells[std::size_t(pi)] : "";

@@ -1,6 +1,7 @@
 #include "report/report_input.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -145,6 +146,20 @@ const ReportResult* Report::find(const std::string& backend, const std::string& 
   return nullptr;
 }
 
+std::string Report::gpu_model(const std::string& backend) const {
+  if (gpus.empty()) return "";
+  if (backend == "cuda") return gpus.front().name;
+  constexpr std::string_view kPrefix = "cuda:";
+  if (backend.rfind(kPrefix, 0) != 0) return "";
+  std::int64_t index = -1;
+  const char* end = backend.data() + backend.size();
+  const auto [stop, error] = std::from_chars(backend.data() + kPrefix.size(), end, index);
+  if (error != std::errc() || stop != end) return "";
+  for (const Gpu& g : gpus)
+    if (g.index == index) return g.name;
+  return "";
+}
+
 std::string Report::incompleteness() const {
   return complete ? "" : "incomplete: stopped by " + signal;
 }
@@ -154,7 +169,9 @@ Report report_from_json(const json& j, const std::string& source) {
   if (!j.is_object() || !j.contains("results"))
     throw InputError(source + ": not a readbench report (no 'results')");
   const json& version_field = r.field(j, "report", "schema_version");
-  const auto version = version_field.is_number_integer() ? version_field.get<std::int64_t>() : -1;
+  // 5.0 is 5, as JSON Schema's "integer" has it; 1.5, a string or 1e308 is no version.
+  const double v = version_field.is_number() ? version_field.get<double>() : -1;
+  const auto version = v >= 0 && v <= 1e6 && v == std::floor(v) ? std::int64_t(v) : -1;
   if (version < kOldestSchemaVersion || version > kSchemaVersion)
     r.fail("schema_version", version_field.dump() + " is not one this readbench reads (" +
                                  std::to_string(kOldestSchemaVersion) + " to " +
@@ -167,6 +184,8 @@ Report report_from_json(const json& j, const std::string& source) {
     if (!j["complete"].is_boolean()) r.fail("complete", "is not true or false");
     rep.complete = j["complete"].get<bool>();
     if (!rep.complete) rep.signal = r.text(j, "report", "signal");
+    if (rep.complete && j.contains("signal"))
+      r.fail("signal", "is there but the report says it is complete");
   }
   const json& config = r.field(j, "report", "config");
   rep.statistic = r.word(config, "config", "statistic", kStatisticNames);
@@ -201,7 +220,10 @@ Report report_from_json(const json& j, const std::string& source) {
   for (const json& g : r.array(machine, "machine", "gpus"))
     if (g.is_object() && g.contains("name") && g["name"].is_string()) {
       gpus += (gpus.empty() ? "" : ", ") + g["name"].get<std::string>();
-      rep.gpu_models.push_back(g["name"].get<std::string>());
+      Report::Gpu gpu{std::nullopt, g["name"].get<std::string>()};
+      if (g.contains("index") && g["index"].is_number_integer())
+        gpu.index = g["index"].get<std::int64_t>();
+      rep.gpus.push_back(std::move(gpu));
     }
   if (!gpus.empty()) rep.machine += " (" + gpus + ")";
   // The architecture and the CPU kernels: optional inside machine.cpu (reports before them
@@ -243,11 +265,21 @@ Report report_from_json(const json& j, const std::string& source) {
              "repeats " + out.backend + "/" + out.path + ": one result per backend and path");
     out.status = r.word(res, where, "status", kStatusNames);
     out.reason = r.text(res, where, "reason");
+    // A path that fails a correctness check is never timed: an ok result with a failed check
+    // was edited.
+    if (out.status == Status::ok && res.contains("checks") && res["checks"].is_array())
+      for (std::size_t k = 0; k < res["checks"].size(); ++k) {
+        const json& c = res["checks"][k];
+        if (c.is_object() && c.contains("passed") && c["passed"] == false)
+          r.fail(where + ".checks[" + std::to_string(k) + "]",
+                 "failed but the result's status is ok");
+      }
     const json& points = r.array(res, where, "points");
     for (std::size_t k = 0; k < points.size(); ++k) {
       const std::string at = where + ".points[" + std::to_string(k) + "]";
       ReportPoint p;
-      p.length = r.positive(points[k], at, "length");
+      // Lengths are token counts; 2^53 keeps every one exact as a double.
+      p.length = double(r.integer(points[k], at, "length", 1, std::int64_t(1) << 53));
       p.min_s = r.positive(points[k], at, "min_s");
       p.median_s = r.positive(points[k], at, "median_s");
       p.gbps = r.positive(points[k], at, "gbps");  // bytes over a positive time
@@ -271,6 +303,8 @@ Report report_from_json(const json& j, const std::string& source) {
     if (!fit.is_null()) {
       const std::string at = where + ".fit";
       const double fit_from = r.number(fit, at, "fit_from");
+      if (!(fit_from >= 0) || !std::isfinite(fit_from))
+        r.fail(at + ".fit_from", "must be a finite length >= 0, got " + json(fit_from).dump());
       ReadFitOptions options;
       options.fit_from = fit_from;
       if (!out.points.empty() && out.points[0].kv_bytes > 0)
@@ -284,6 +318,22 @@ Report report_from_json(const json& j, const std::string& source) {
       }
       out.fit->fit_from_auto = fit.contains("fit_from_auto") && fit["fit_from_auto"].is_boolean() &&
                                fit["fit_from_auto"].get<bool>();
+      // An auto region is the rule's, not the report's to state: one moved by hand would
+      // choose the lengths the gate compares.
+      if (out.fit->fit_from_auto) {
+        ReadFitOptions automatic = options;
+        automatic.fit_from.reset();
+        double rule = 0;
+        try {
+          rule = fit_read(out.timed_points(), automatic).fit_from;
+        } catch (const FitError& e) {
+          r.fail(at, std::string("cannot be computed again from the points: ") + e.what());
+        }
+        if (!agrees(fit_from, rule))
+          r.fail(at + ".fit_from",
+                 json(fit_from).dump() + " is not where the auto rule starts on these points (" +
+                     json(rule).dump() + "): the report was edited or is corrupt");
+      }
       check_stored_fit(r, fit, at, *out.fit);
     }
     rep.results.push_back(std::move(out));

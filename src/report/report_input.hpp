@@ -58,7 +58,13 @@ struct Report {
   std::string cpu;  // ReportOrigin::cpu
   int schema_version = 0;
   QualityVerdict quality = QualityVerdict::clean;  // version 1 reports: clean
-  std::vector<std::string> gpu_models;             // machine.gpus[].name, in order
+  // machine.gpus[]: the device index (absent in reports written before it was recorded) and
+  // the model, in order.
+  struct Gpu {
+    std::optional<std::int64_t> index;
+    std::string name;
+  };
+  std::vector<Gpu> gpus;
   // How each backend issued its timed calls (backends[].launch; GPU backends only, and absent in
   // reports written before it was recorded), by backend name.
   std::map<std::string, std::string> launches;
@@ -71,6 +77,9 @@ struct Report {
   std::vector<ReportResult> results;
 
   const ReportResult* find(const std::string& backend, const std::string& path) const;
+  // The model of the GPU behind a backend ("cuda", "cuda:1"), or empty where the report does
+  // not say: cuda:N is the GPU of index N; cuda the report's one GPU, or its first.
+  std::string gpu_model(const std::string& backend) const;
   ReportOrigin origin() const { return {source, machine, git_commit, statistic, quality, cpu}; }
   // "incomplete: stopped by SIGINT", or empty for a complete report.
   std::string incompleteness() const;

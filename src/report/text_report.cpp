@@ -31,7 +31,7 @@ std::string format_fit(const ReadFit& r, const std::vector<TimedPoint>& points) 
     os << " (no CI: " << f.ci95_reason << ")";
   os << "  regime: " << to_string(f.regime) << '\n';
   os << "  fitted over " << f.n_points << " points";
-  if (r.fit_from > 0) os << strprintf(" with L >= %.0f", r.fit_from);
+  if (r.fit_from > 0) os << " with L >= " << format_number(r.fit_from);
   os << (r.fit_from_auto ? " (--fit-from auto)" : "") << '\n';
   os << "  fixed cost " << with_ci(a.fixed_s, a.fixed_ci95_low, a.fixed_ci95_high)
      << (a.fixed_s < 0 ? " (negative: the line through the fitted lengths undercuts zero)" : "")

@@ -231,9 +231,12 @@ void CudaBackend::prepare(HostWorkload&& host) {
   const Workload& w = h.workload;
   w.shape.validate();
   const Shape& s = w.shape;
-  if (w.length <= 0 || w.length > std::numeric_limits<int>::max())
+  // The kernels count tokens in int: a split's end, rounded up to a tile, and the blocks of a
+  // sequence, rounded up, must stay below 2^31 too.
+  constexpr std::int64_t kMaxLength = std::numeric_limits<int>::max() - (std::int64_t(1) << 21);
+  if (w.length <= 0 || w.length > kMaxLength)
     throw InputError("history length " + std::to_string(w.length) +
-                     " is outside the CUDA backend's range (1 to 2^31 - 1)");
+                     " is outside the CUDA backend's range (1 to 2^31 - 2^21 - 1)");
   // Planning first refuses a head dim no kernel is compiled for.
   const cuda::DecodeProblem p = cuda::decode_problem(w);
   const cuda::DecodePlan fused =
@@ -306,6 +309,10 @@ void CudaBackend::prepare(HostWorkload&& host) {
   fused_plan_ = fused;
   gather_plan_ = gather;
   prepare_plugins(h);
+  // The uploads and the counters' memset went to the legacy stream, which the timing stream
+  // (non-blocking) does not wait for, and a pageable upload may return before its last bytes
+  // land: every one of them is done before the first call.
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
   prepared_ = true;
 }
 
@@ -427,6 +434,7 @@ void CudaBackend::allocate_split_state(const cuda::DecodeProblem& p, const cuda:
   if (std::size_t(counters) * sizeof(int) > counters_.size())
     counters_ = DeviceBuffer(std::size_t(counters) * sizeof(int), "the split counters");
   if (counters_) RB_CUDA_CHECK(cudaMemset(counters_.data(), 0, counters_.size()));
+  RB_CUDA_CHECK(cudaDeviceSynchronize());  // the timing stream does not wait for the memset
 }
 
 void CudaBackend::require_prepared() const {
