@@ -12,12 +12,13 @@
 #   --allow WORDS     passed to `readbench check --allow` (e.g. contended)
 #   --out DIR         where the reports and verdicts go (default gate-out)
 #   RUN_ARGS          passed to every `readbench run` (default: --backend cpu)
-# A regression must show in every judged round to fail the gate (exit 1): a single round's
-# noise does not. A round whose check cannot judge (a contended or incomplete report: exit 4;
-# nothing to compare, such as fits over lengths the two do not share) is left out. Exit 0:
-# pass; 1: a regression in every judged round; 4: no round could be judged (a busy machine:
-# the reports say why); 2: bad options, a build or run that failed, or a check that failed
-# otherwise (its own exit status where it crashed).
+# A regression must show in every judged round, and at least two (or every round of a shorter
+# --rounds), to fail the gate (exit 1): a single round's noise does not. A round whose check
+# cannot judge (a contended or incomplete report: exit 4; nothing to compare, such as fits over
+# lengths the two do not share) is left out. Exit 0: pass; 1: a regression in every judged
+# round; 4: too few rounds could be judged (a busy machine: the reports say why); 2: bad
+# options, a build or run that failed, or a check that failed otherwise (its own exit status
+# where it crashed).
 # The defaults and why: README, "Same-runner gate".
 set -euo pipefail
 shopt -s inherit_errexit  # a failed build inside $(...) stops the script
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     --max-cost-ratio) ratio=$2; shift 2 ;;
     --allow) allow=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     --) break ;;
     -*) usage_error "unknown option $1" ;;
     *) break ;;
@@ -50,9 +51,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/readbench-gate.XXXXXX")
-cleanup() {
-  for wt in "$work"/src-*; do [ -d "$wt" ] && git -C "$root" worktree remove --force "$wt" 2>/dev/null; done
+cleanup() {  # never fails: the script's own status stands
+  for wt in "$work"/src-*; do
+    [ -d "$wt" ] && { git -C "$root" worktree remove --force "$wt" 2>/dev/null || true; }
+  done
   rm -rf "$work"
+  git -C "$root" worktree prune 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -63,9 +67,11 @@ binary_of() {  # NAME SPEC
   local src=$work/src-$name
   git -C "$root" worktree add --detach -q "$src" "$spec" >&2 ||
     usage_error "$name '$spec' is neither an executable nor a revision of this repository"
+  # A build that fails is no regression verdict: exit 2, as documented.
   cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREADBENCH_CUDA=OFF \
-    -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$src/build" --target readbench >&2
+    -DBUILD_TESTING=OFF >/dev/null || { echo "gate-same-runner: configuring $name ($spec) failed" >&2; exit 2; }
+  cmake --build "$src/build" --target readbench >&2 ||
+    { echo "gate-same-runner: building $name ($spec) failed" >&2; exit 2; }
   echo "$src/build/src/readbench"
 }
 base_bin=$(binary_of base "$base")
@@ -115,6 +121,12 @@ for i in $(seq 1 "$rounds"); do
 done
 if [ "$judged" -eq 0 ]; then
   echo "gate-same-runner: CANNOT JUDGE: no round could be judged (see the checks above)"
+  exit 4
+fi
+# One judged round is one round's noise: a FAIL needs two (or every round asked for, if fewer).
+needed=$((10#$rounds < 2 ? 10#$rounds : 2))
+if [ "$failed" -eq "$judged" ] && [ "$judged" -lt "$needed" ]; then
+  echo "gate-same-runner: CANNOT JUDGE: only $judged of $rounds rounds could be judged and it flagged a regression; $needed are needed to fail the gate (see the checks above)"
   exit 4
 fi
 if [ "$failed" -eq "$judged" ]; then

@@ -8,6 +8,12 @@ bash scripts/install-deps.sh
 
 echo "== build and test: CUDA backend where nvcc is found =="
 mkdir -p build
+# A tree configured while nvcc was missing keeps "no CUDA compiler" in its cache, and CMake does
+# not look again: with nvcc on the PATH now, that tree is configured afresh.
+if command -v nvcc >/dev/null &&
+  grep -q '^CMAKE_CUDA_COMPILER:.*NOTFOUND' build/default/CMakeCache.txt 2>/dev/null; then
+  rm -f build/default/CMakeCache.txt
+fi
 cmake --workflow --preset default | tee build/default-workflow.log
 if grep -q "readbench: CUDA backend OFF" build/default-workflow.log; then
   # No CUDA compiler here: that build was the CPU-only one, and building it again proves nothing.

@@ -102,6 +102,32 @@ gate mixed ./base-rb ./busy-rb
 [ "$rc" -eq 4 ] && pass "a contended head in every round: exit 4" ||
   fail "a contended head in every round: exit 4" "exit $rc: $(tail -1 mixed.log)"
 
+# A head contended in round 1 and slower in round 2: one judged round, which flagged a
+# regression, is one round's noise: no verdict. With --rounds 1 that one round is all there is.
+cat >flaky-rb <<SH
+#!/usr/bin/env bash
+if [ "\$1" = run ]; then
+  n=\$(cat "$WORK/flaky.count" 2>/dev/null || echo 0)
+  echo \$((n + 1)) >"$WORK/flaky.count"
+  report=slower.json
+  [ "\$n" -eq 0 ] && report=busy.json
+  while [ \$# -gt 0 ]; do
+    if [ "\$1" = --json ]; then cp "$WORK/\$report" "\$2"; fi
+    shift
+  done
+  exit 0
+fi
+exec "$BIN" "\$@"
+SH
+chmod +x flaky-rb
+gate flaky ./base-rb ./flaky-rb
+[ "$rc" -eq 4 ] && grep -q "^gate-same-runner: CANNOT JUDGE: only 1 of 2 rounds" flaky.log &&
+  pass "one judged round that flags a regression gives no verdict: exit 4" ||
+  fail "one judged round that flags a regression gives no verdict: exit 4" "exit $rc: $(tail -1 flaky.log)"
+gate single --rounds 1 ./base-rb ./slower-rb
+[ "$rc" -eq 1 ] && pass "with --rounds 1 its one round decides" ||
+  fail "with --rounds 1 its one round decides" "exit $rc: $(tail -1 single.log)"
+
 gate broken ./base-rb ./broken-rb
 [ "$rc" -eq 2 ] && grep -q "the head run of round 1 failed" broken.log &&
   pass "a run that fails is exit 2 naming it" ||

@@ -15,7 +15,7 @@ CheckResult check_of(const Workload& w, const Path& p) {
   r.batch = w.shape.batch;
   r.dtype = w.dtype;
   r.kv_dtype = w.kv_dtype();
-  r.tolerance = tolerance(w.dtype);
+  r.tolerance = tolerance(w.dtype, w.length);
   return r;
 }
 

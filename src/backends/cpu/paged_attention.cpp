@@ -488,13 +488,16 @@ struct PagedRows {
       const std::int64_t row = std::int64_t(table[blk]) * block_elems + in_blk * (block_elems / S);
       const T* ahead_k = nullptr;
       const T* ahead_v = nullptr;
-      // Prefetch once per block: from its first chunk, or the slice's first if it starts inside.
+      std::int64_t ahead_rows = 0;
+      // Prefetch once per block: from its first chunk, or the slice's first if it starts inside;
+      // only the rows the slice reads (a history's last block may be partly empty).
       if ((in_blk == 0 || t == t0) && blk + kPrefetchAhead < end_blk) {
         const std::int64_t next = std::int64_t(table[blk + kPrefetchAhead]) * block_elems;
         ahead_k = k_pool + next;
         ahead_v = v_pool + next;
+        ahead_rows = std::min<std::int64_t>(S, t1 - (blk + kPrefetchAhead) * S);
       }
-      f(k_pool + row, v_pool + row, n, ahead_k, ahead_v);
+      f(k_pool + row, v_pool + row, n, ahead_k, ahead_v, ahead_rows);
       t += n;
     }
   }
@@ -512,7 +515,7 @@ struct ContiguousRows {
     CancelCheck cancel;
     for (std::int64_t t = t0; t < t1 && !cancel(); t += kChunk)
       f(k + t * row_elems, v + t * row_elems, int(std::min<std::int64_t>(kChunk, t1 - t)), nullptr,
-        nullptr);
+        nullptr, 0);
   }
 };
 
@@ -576,10 +579,12 @@ void attend_all(const ReadInputs& h, std::byte* out, int threads, MakeRows make_
       const std::int64_t t0 = std::min(L, first_block * sh.block_size);
       const std::int64_t t1 = std::min(L, end_block * sh.block_size);
       make_rows(int(b)).for_each_chunk(
-          t0, t1, [&](const T* k, const T* v, int n, const T* ahead_k, const T* ahead_v) {
+          t0, t1,
+          [&](const T* k, const T* v, int n, const T* ahead_k, const T* ahead_v,
+              std::int64_t ahead_rows) {
             for (int hq = 0; hq < heads; hq += G) {
               PrefetchQueue pq =
-                  PrefetchQueue::part(ahead_k, ahead_v, sh.block_size, row_bytes, grp * span_bytes,
+                  PrefetchQueue::part(ahead_k, ahead_v, ahead_rows, row_bytes, grp * span_bytes,
                                       span_bytes, hq / G, heads / G);
               const std::int64_t head_off = std::int64_t((grp * heads + hq) / group) * D;
               HeadState<G> hs{st.m.data() + hq, st.l.data() + hq,
