@@ -16,6 +16,7 @@
 
 using namespace readbench;
 using readbench::test::error_message;
+using readbench::test::make_shape;
 
 namespace {
 
@@ -256,6 +257,17 @@ TEST_CASE("replicas stop at what evicts the cache when that is fewer than the ba
 TEST_CASE("replicas are capped at 256 for tiny calls") {
   // 1 kB per call against a 1 GB cache: eviction wants 3e6, the batch 2e4.
   CHECK(replicas_for(1000, 1'000'000'000, 1e-6, 10) == 256);
+}
+
+TEST_CASE("cold replicas stay within 8 GiB of pool, whole blocks counted") {
+  // bf16, B=1 Hq=Hkv=1 D=16, a block of 2^20 tokens, L=16: a call reads 1 KiB (256 replicas by
+  // replicas_for) but a replica's pools take 2 * 2^20 * 16 * 2 bytes = 64 MiB: 128 fit in 8 GiB.
+  Workload w{make_shape(1, 1, 1, 16, 1 << 20), DType::bf16, 16, 1, 1, std::nullopt};
+  CHECK(replicas_for(w.kv_bytes_per_call(), 1'000'000'000, 1e-6, 10) == 256);
+  CHECK(cold_replicas(w, 1'000'000'000, 1e-6, 10) == 128);
+  // Where the pool is small, replicas_for decides.
+  Workload small{make_shape(1, 1, 1, 16, 16), DType::bf16, 16, 1, 1, std::nullopt};
+  CHECK(cold_replicas(small, 1'000'000'000, 1e-6, 10) == 256);
 }
 
 TEST_CASE("a call larger than the cache needs one replica") {

@@ -24,10 +24,27 @@
 
 namespace readbench {
 
-int max_replicas(std::int64_t bytes_per_call) {
+namespace {
+
+// K and V pool bytes one replica of `w` takes: whole blocks, padding included.
+std::int64_t pool_bytes_per_replica(Workload w) {
+  w.replicas = 1;
+  return 2 * w.pool_elements() * std::int64_t(element_size(w.kv_dtype()));
+}
+
+// Replicas within the pool budget (8 GiB of K/V pools), at most 256.
+int max_replicas(const Workload& w) {
   constexpr double kPoolBudget = 8.0 * (1ll << 30);
-  return int(std::clamp(std::floor(kPoolBudget / double(std::max<std::int64_t>(bytes_per_call, 1))),
-                        1.0, 256.0));
+  const auto per_replica = std::max<std::int64_t>(pool_bytes_per_replica(w), 1);
+  return int(std::clamp(std::floor(kPoolBudget / double(per_replica)), 1.0, 256.0));
+}
+
+}  // namespace
+
+int cold_replicas(const Workload& w, std::int64_t cache_bytes, double resolution_s,
+                  double read_gbps) {
+  return std::min(replicas_for(w.kv_bytes_per_call(), cache_bytes, resolution_s, read_gbps),
+                  max_replicas(w));
 }
 
 namespace {
@@ -192,10 +209,9 @@ void time_point(Backend& backend, const SweepConfig& c, const BackendResult& inf
   // batch outgrew the replicas, build a quarter more than it (the repeated estimate can
   // come out a call longer) and measure again. A sample of one call needs no replica.
   if (c.sampling.cache == CacheState::cold && m.calls_per_sample > tw.replicas &&
-      tw.replicas < max_replicas(tw.kv_bytes_per_call())) {
+      tw.replicas < max_replicas(tw)) {
     Workload more = tw;
-    more.replicas = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4,
-                             max_replicas(tw.kv_bytes_per_call()));
+    more.replicas = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4, max_replicas(tw));
     // The new workload is built while the backend still holds the old one: both must fit.
     Workload both = more;
     both.replicas += tw.replicas;
@@ -420,14 +436,15 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       Workload tw = c.workload(len);
       tw.replicas = c.sampling.cache == CacheState::hot
                         ? 1
-                        : replicas_for(tw.kv_bytes_per_call(), backend.cache_bytes(),
-                                       backend.timer_resolution_s(), info.bandwidths.read_gbps);
+                        : cold_replicas(tw, backend.cache_bytes(), backend.timer_resolution_s(),
+                                        info.bandwidths.read_gbps);
       if (c.auto_lengths) {
         if (auto stop = bounds.stop_before(backend, tw, last_length_s)) {
           for (PathResult* r : active) {
             r->grid_stop = stop->first;
             r->grid_reason = stop->second;
           }
+          active.clear();  // stopped: not grown (and the bound not judged again) after the rounds
           break;
         }
       }
