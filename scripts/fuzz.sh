@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 # libFuzzer reads -max_total_time=0 as no limit: only a whole number of seconds > 0 is taken.
-case $seconds in ''|*[!0-9]*|0) echo "fuzz.sh: SECONDS must be a whole number > 0, got '$seconds'" >&2; exit 2 ;; esac
+case $seconds in ''|*[!0-9]*|0*) echo "fuzz.sh: SECONDS must be a whole number > 0, got '$seconds'" >&2; exit 2 ;; esac
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 mkdir -p build/fuzz/artifacts

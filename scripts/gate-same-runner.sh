@@ -12,13 +12,13 @@
 #   --allow WORDS     passed to `readbench check --allow` (e.g. contended)
 #   --out DIR         where the reports and verdicts go (default gate-out)
 #   RUN_ARGS          passed to every `readbench run` (default: --backend cpu)
-# A regression must show in every judged round, and at least two (or every round of a shorter
-# --rounds), to fail the gate (exit 1): a single round's noise does not. A round whose check
-# cannot judge (a contended or incomplete report: exit 4; nothing to compare, such as fits over
-# lengths the two do not share) is left out. Exit 0: pass; 1: a regression in every judged
-# round; 4: too few rounds could be judged (a busy machine: the reports say why); 2: bad
-# options, a build or run that failed, or a check that failed otherwise (its own exit status
-# where it crashed).
+# A verdict needs at least two judged rounds (or every round of a shorter --rounds), and a
+# regression must show in every judged round to fail the gate (exit 1): a single round's noise
+# does not. A round whose check cannot judge (a contended or incomplete report: exit 4;
+# nothing to compare, such as fits over lengths the two do not share) is left out. Exit 0:
+# pass; 1: a regression in every judged round; 4: too few rounds could be judged (a busy
+# machine: the reports say why); 2: bad options, a build or run that failed, or a check that
+# failed otherwise (its own exit status where it crashed).
 # The defaults and why: README, "Same-runner gate".
 set -euo pipefail
 shopt -s inherit_errexit  # a failed build inside $(...) stops the script
@@ -119,14 +119,11 @@ for i in $(seq 1 "$rounds"); do
       exit "$rc" ;;
   esac
 done
-if [ "$judged" -eq 0 ]; then
-  echo "gate-same-runner: CANNOT JUDGE: no round could be judged (see the checks above)"
-  exit 4
-fi
-# One judged round is one round's noise: a FAIL needs two (or every round asked for, if fewer).
+# One judged round is one round's noise, whichever way it goes: a verdict needs two (or every
+# round asked for, if fewer).
 needed=$((10#$rounds < 2 ? 10#$rounds : 2))
-if [ "$failed" -eq "$judged" ] && [ "$judged" -lt "$needed" ]; then
-  echo "gate-same-runner: CANNOT JUDGE: only $judged of $rounds rounds could be judged and it flagged a regression; $needed are needed to fail the gate (see the checks above)"
+if [ "$judged" -lt "$needed" ]; then
+  echo "gate-same-runner: CANNOT JUDGE: only $judged of $rounds rounds could be judged ($failed flagged a regression); $needed are needed for a verdict (see the checks above)"
   exit 4
 fi
 if [ "$failed" -eq "$judged" ]; then

@@ -308,8 +308,12 @@ leftovers=$(ls -A | grep '^\.' || true)
 expect_ok "run with the auto grid" "$BIN" run --backend cpu --path fused --max-length 64 \
   --budget 0.3 --min-samples 3 --threads 1 --json auto.json
 expect_valid_report "an auto-grid report validates against the schema" auto.json
+# A round whose every sample was disturbed does not count (sampler.cpp): on a machine that busy
+# a point has fewer rounds, and the rounds cannot be checked either.
 if "$PY" -c 'import json,sys; sys.exit(json.load(open("auto.json"))["results"][0]["grid"]["stop"] != "contended")'; then
   skip "an auto grid stopped by --max-length says so" "this machine was too busy: a point kept disturbed samples"
+elif "$PY" -c 'import json,sys; p=json.load(open("auto.json"))["results"][0]["points"]; sys.exit(not any(x["rounds"] < 3 and x["disturbed"] > 0 for x in p))'; then
+  skip "an auto grid stopped by --max-length says so" "this machine was too busy: a round's samples were all disturbed"
 else
   expect_json "an auto grid stopped by --max-length says so" auto.json \
     'r["config"]["lengths"] == "auto" and r["config"]["fit_from"] == "auto" and r["config"]["rounds"] == "auto" and [p["length"] for p in r["results"][0]["points"]] == [16, 64] and all(p["rounds"] == 3 for p in r["results"][0]["points"]) and r["results"][0]["grid"]["stop"] == "max_length" and "--max-length 64" in r["results"][0]["grid"]["reason"] and r["results"][0]["fit"]["asymptote_reached"] is False'

@@ -121,9 +121,17 @@ exec "$BIN" "\$@"
 SH
 chmod +x flaky-rb
 gate flaky ./base-rb ./flaky-rb
-[ "$rc" -eq 4 ] && grep -q "^gate-same-runner: CANNOT JUDGE: only 1 of 2 rounds" flaky.log &&
+[ "$rc" -eq 4 ] && grep -q "^gate-same-runner: CANNOT JUDGE: only 1 of 2 rounds could be judged (1 flagged" flaky.log &&
   pass "one judged round that flags a regression gives no verdict: exit 4" ||
   fail "one judged round that flags a regression gives no verdict: exit 4" "exit $rc: $(tail -1 flaky.log)"
+# ...nor one that passes: a head contended in round 1 and identical in round 2.
+rm -f flaky.count
+sed 's/report=slower.json/report=base.json/' flaky-rb >flaky-pass-rb
+chmod +x flaky-pass-rb
+gate flakypass ./base-rb ./flaky-pass-rb
+[ "$rc" -eq 4 ] && grep -q "^gate-same-runner: CANNOT JUDGE: only 1 of 2 rounds could be judged (0 flagged" flakypass.log &&
+  pass "one judged round that passes gives no verdict either: exit 4" ||
+  fail "one judged round that passes gives no verdict either: exit 4" "exit $rc: $(tail -1 flakypass.log)"
 gate single --rounds 1 ./base-rb ./slower-rb
 [ "$rc" -eq 1 ] && pass "with --rounds 1 its one round decides" ||
   fail "with --rounds 1 its one round decides" "exit $rc: $(tail -1 single.log)"

@@ -121,7 +121,9 @@ void write_in_place(const std::string& path, const std::string& content) {
 void replace(const std::string& path, const std::string& content, const Target& target) {
   // A hidden sibling, so the rename stays within one file system; named after the target
   // unless that would pass the longest name a directory holds.
-  std::string hidden = "." + fs::path(path).filename().string() + ".XXXXXX";
+  std::string hidden = ".";
+  hidden += fs::path(path).filename().string();
+  hidden += ".XXXXXX";
   if (hidden.size() > NAME_MAX) hidden = ".readbench.XXXXXX";
   const std::string tmpl = (directory_of(path) / hidden).string();
   std::vector<char> name(tmpl.begin(), tmpl.end());
@@ -165,6 +167,21 @@ void replace(const std::string& path, const std::string& content, const Target& 
     fail(path, std::string("syncing its directory: ") + std::strerror(err));
 }
 
+// Where a chain of links from `path` ends (`path` itself when it is no link), followed one hop at
+// a time like names_descriptor, so a dangling link names the file it would create.
+std::string link_target(const std::string& path) {
+  fs::path p = path;
+  std::error_code ec;
+  for (int hop = 0; hop < 40; ++hop) {  // 40: the kernel's own limit on link hops
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return p.string();
+}
+
 }  // namespace
 
 void check_writable(const std::string& path) {
@@ -179,14 +196,10 @@ void write_atomically(const std::string& path, const std::string& content) {
   if (path == "-") return write_stdout(content);
   const Target target = examine(path);
   if (target.in_place) return write_in_place(path, content);
-  // A link to a regular file: the file it names is replaced and the link kept, as a shell's
-  // `>` writes through it (and as the checks that outputs are distinct files see it).
-  struct stat st {};
-  std::error_code ec;
-  if (target.exists && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    const fs::path file = fs::canonical(path, ec);
-    if (!ec) return replace(file.string(), content, examine(file.string()));
-  }
+  // A link: the file it names is replaced (or created) and the link kept, as a shell's `>`
+  // writes through it (and as the checks that outputs are distinct files see it).
+  if (const std::string file = link_target(path); file != path)
+    return replace(file, content, examine(file));
   replace(path, content, target);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -22,14 +23,17 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
 }
 
-// A decimal number as the CSV writers print it (from_chars: no hex, no locale); "nan" and "inf"
-// get through to the fit's guards, which name them.
-// Spaces around it (`16, 1e-6`) are not part of it.
+// A decimal number as the CSV writers print it (from_chars: no hex, no locale), spaces around it
+// and a leading '+' aside. "nan", "inf" and values past a double's range get through as strtod
+// reads them (nan, inf, 0) to the fit's guards, which name them.
 double parse_number(const std::string& cell, const std::string& where, const char* column) {
-  const std::string text = trim(cell);
+  std::string text = trim(cell);
+  if (text.size() > 1 && text[0] == '+' && text[1] != '-' && text[1] != '+') text.erase(0, 1);
   double v = 0;
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, v);
+  if (error == std::errc::result_out_of_range && stop == end)
+    return std::strtod(text.c_str(), nullptr);
   if (text.empty() || error != std::errc() || stop != end)
     throw InputError(where + ": " + column + " '" + cell + "' is not a number");
   return v;
@@ -57,13 +61,19 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
                      ": the header must name the columns 'length' and 'seconds'");
   const int bi = column(header, "backend"), pi = column(header, "path");
   const bool grouped = bi >= 0 && pi >= 0;
+  const int needed = std::max({li, si, grouped ? std::max(bi, pi) : 0});
   std::vector<PointSeries> series;
   while (std::getline(in, line)) {
     ++line_no;
     if (trim(line).empty()) continue;
     const std::string where = "CSV line " + std::to_string(line_no);
     const auto cells = split_csv_line(line, where);
-    if (cells.size() != header.size())
+    // Narrower than the header is fine while the columns read are there (trailing empty
+    // columns left off); wider only by empty cells (a trailing comma).
+    const bool extra =
+        std::any_of(cells.begin() + std::ptrdiff_t(std::min(cells.size(), header.size())),
+                    cells.end(), [](const std::string& x) { return !trim(x).empty(); });
+    if (int(cells.size()) <= needed || extra)
       throw InputError(where + ": expected " + std::to_string(header.size()) + " columns, got " +
                        std::to_string(cells.size()));
     const std::string label = grouped ? cells[std::size_t(bi)] + "/" + cells[std::size_t(pi)] : "";
