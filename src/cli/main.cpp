@@ -2,12 +2,16 @@
 // 0 success, 1 the answer is "no" (a correctness check failed, a regression found), 2 bad usage or
 // bad input, or stdout could not be written, 3 `run` measured but a report file could not be
 // written, 4 a gate cannot judge (an incomplete report), 128 + N `run` stopped by signal N.
+#include <omp.h>
 #include <CLI/CLI.hpp>
+
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <string>
 
+#include "backends/cpu/cpu_budget.hpp"
 #include "backends/cpu/omp_wait_policy.hpp"
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
@@ -72,6 +76,12 @@ int main(int argc, char** argv) {
   // A reader that went away (`readbench check ... | head -1`) makes writes fail with EPIPE,
   // reported as stdout that could not be written (exit 2), rather than a silent SIGPIPE death.
   std::signal(SIGPIPE, SIG_IGN);
+  // OpenMP regions that name no thread count (the workload fill, the f64 reference) take what
+  // this process may really use (affinity mask and cgroup quota), not a thread per CPU of the
+  // mask: past a quota they would get the group throttled just before a point is timed. A
+  // user's OMP_NUM_THREADS stands.
+  if (std::getenv("OMP_NUM_THREADS") == nullptr)
+    omp_set_num_threads(readbench::cpu::available_cpus().cpus);
   const int exit_code = run_command_line(argc, argv);
   // A table or report on stdout that did not get out is a failure, whatever the command said.
   try {
