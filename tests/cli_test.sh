@@ -332,9 +332,17 @@ expect_ok "fit reads a version 3 report" "$BIN" fit --json v3fit.json "$V3"
 expect_json "a version 3 report's fits carry fixed and marginal costs" v3fit.json \
   'all(x["fit"]["marginal_s"] > 0 and "fixed_s" in x["fit"] for x in r)'
 expect_ok "check reads version 3 reports" "$BIN" check "$V3" --baseline "$V3"
+# A version 5 report was judged by the share alone: its gather, whose cost per token rises 1.7x
+# over its fitted lengths as the copy outgrows the cache, is read back as "reached"; fitted
+# again now, the same points are not at their asymptote.
+V5="$(dirname "$SCHEMA")/../bench/gate/results/4ec4d71-five/quiet-1.json"
+expect_ok "check reads a version 5 report judged by the share alone" "$BIN" check "$V5" --baseline "$V5"
+expect_ok "fit refits a version 5 report by the settling rule" "$BIN" fit --json v5fit.json "$V5"
+expect_json "the refit gather is not at its asymptote, the cost per token rising" v5fit.json \
+  'any(x["path"] == "gather" and not x["fit"]["asymptote_reached"] and x["fit"]["cost_rise"] > 1.25 for x in r)'
 V2="$(dirname "$SCHEMA")/../bench/cpu/13af518/repeat5/run1.json"
 expect_usage_error "a version 2 report is refused" "$BIN" fit "$V2"
-grep -q 'schema_version 2 is not one this readbench reads (3 to 5)' "$WORK/err" &&
+grep -q 'schema_version 2 is not one this readbench reads (3 to 6)' "$WORK/err" &&
   pass "the refusal names the version and those read" ||
   fail "the refusal names the version and those read" "$(head -c 300 "$WORK/err")"
 

@@ -237,17 +237,64 @@ TEST_CASE("the read fit refuses degenerate input with the power law's guards") {
   CHECK_THROWS_AS(fit_read(affine_series(4e-6, 1e-9, 16, 4), {100000.0, {}, {}}), TooFewPoints);
 }
 
-TEST_CASE("a read whose cost per token rises along the grid still reaches its asymptote") {
-  // Gather's contiguous copy outgrows the cache: 0.4 us a token up to 4096, 0.6 us beyond,
-  // after a 10 us fixed cost. Shares (t - t0)/t count all the length-dependent time, so the
-  // long lengths all count as past the fixed cost although b*L/t of the line through every
-  // point falls below 0.8 at the longest.
+// Gather's contiguous copy outgrows the cache: 0.4 us a token up to 4096, 0.6 us beyond, after
+// a 10 us fixed cost, at 16, 64, ..., 1048576.
+std::vector<TimedPoint> copy_outgrowing_cache() {
   std::vector<TimedPoint> pts;
   for (double L = 16; L <= 1048576; L *= 4)
     pts.push_back({L, 1e-5 + (L <= 4096 ? 4e-7 * L : 4e-7 * 4096 + 6e-7 * (L - 4096))});
+  return pts;
+}
+
+TEST_CASE("a read whose cost per token rises is fitted from where the cost has settled") {
+  // Every share passes from 64 on, since the line through a rising cost per token has a fixed
+  // cost near zero; the cost per token rises 1.46x from 1024 to 1048576 and 1.09x from 16384.
+  const std::vector<TimedPoint> pts = copy_outgrowing_cache();
   const ReadFit f = fit_read(pts);
-  for (std::size_t i = 0; i < f.shares.size(); ++i)
-    if (pts[i].length >= f.fit_from) CHECK(f.shares[i] >= kAsymptoteShare);
+  CHECK(f.fit_from == 16384);
+  CHECK(f.region_lengths == 4);
   CHECK(f.asymptote_reached);
-  CHECK(f.fit_from <= 1024);
+  const double first = pts[5].seconds / pts[5].length, last = pts[8].seconds / pts[8].length;
+  CHECK(f.cost_rise == doctest::Approx(last / first).epsilon(1e-12));
+  CHECK(f.cost_rise_length == 1048576);
+  CHECK(f.power.exponent == doctest::Approx(1.03).epsilon(0.02));
+  // The share alone (reports before schema version 6) fits from near the start.
+  ReadFitOptions share_only;
+  share_only.settle = false;
+  const ReadFit old = fit_read(pts, share_only);
+  CHECK(old.asymptote_reached);
+  CHECK(old.fit_from <= 1024);
+}
+
+TEST_CASE("a cost per token that has not settled by the longest length is not the asymptote") {
+  // Up to 65536 only: from 16384 on only two lengths are settled.
+  std::vector<TimedPoint> pts = copy_outgrowing_cache();
+  pts.resize(7);
+  const ReadFit f = fit_read(pts);
+  CHECK_FALSE(f.asymptote_reached);
+  CHECK(f.fit_from == 16384);
+  CHECK(f.asymptote_reason.find("2 fitted lengths") != std::string::npos);
+  // A given region over the change is judged by the rise, which the reason names.
+  const ReadFit given = fit_read(pts, {256.0, {}, {}});
+  CHECK_FALSE(given.asymptote_reached);
+  CHECK(given.cost_rise > 1 + kSettleRise);
+  CHECK(given.asymptote_reason.find("cost per token rises") != std::string::npos);
+  CHECK(given.asymptote_reason.find("L=65536") != std::string::npos);
+}
+
+TEST_CASE("a superlinear read never settles, and says so") {
+  // t = 1e-9 * L^1.2: the cost per token rises 2.3x over every x64 of lengths.
+  std::vector<TimedPoint> pts;
+  for (double L = 256; L <= 4194304; L *= 4) pts.push_back({L, 1e-9 * std::pow(L, 1.2)});
+  const ReadFit f = fit_read(pts);
+  CHECK_FALSE(f.asymptote_reached);
+  CHECK(f.asymptote_reason.find("grows faster than linearly") != std::string::npos);
+  CHECK(f.power.exponent == doctest::Approx(1.2).epsilon(1e-9));  // the exponent still says it
+}
+
+TEST_CASE("an affine read's cost per token only falls: its rise is 1 at the region's start") {
+  const ReadFit f = fit_read(affine_series(4e-6, 1e-9, 16, 10));
+  CHECK(f.asymptote_reached);
+  CHECK(f.cost_rise == 1);
+  CHECK(f.cost_rise_length == f.fit_from);
 }

@@ -386,7 +386,8 @@ TEST_CASE("CSV points are read by header name, ignoring other columns and quotes
   CHECK(s[0].points[2].length == 256);
 }
 
-TEST_CASE("CSV numbers are decimal, and rows may leave off empty columns but add none that hold text") {
+TEST_CASE(
+    "CSV numbers are decimal, and rows may leave off empty columns but add none that hold text") {
   // A quoted cell keeps its spaces through the CSV reader: the number is read without them.
   const auto s = parse_points("length,seconds,note\n16,\" 1e-6 \"\n+64,4e-6,x,\n");
   REQUIRE(s.size() == 1);
@@ -548,7 +549,7 @@ TEST_CASE("a report read back names the GPUs beside the host and uses its statis
   CHECK(rep.find("cpu", "fused")->points[0].seconds == 1.5e-6);
 }
 
-TEST_CASE("a schema version written as 5.0 is version 5, as JSON Schema's integer has it") {
+TEST_CASE("a schema version written as 6.0 is version 6, as JSON Schema's integer has it") {
   Json j = synthetic_report();
   j["schema_version"] = double(j["schema_version"].get<int>());
   CHECK(parse_report(j.dump(), "r.json").schema_version == j["schema_version"].get<double>());
@@ -560,14 +561,14 @@ TEST_CASE("a report read back is refused naming the file and the field that is w
     spoil(j);
     return error_message([&] { parse_report(j.dump(), "base.json"); });
   };
-  CHECK(refused([](Json& j) { j["schema_version"] = 6; }) ==
-        "base.json: schema_version 6 is not one this readbench reads (3 to 5)");
+  CHECK(refused([](Json& j) { j["schema_version"] = 7; }) ==
+        "base.json: schema_version 7 is not one this readbench reads (3 to 6)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1.5; }) ==
-        "base.json: schema_version 1.5 is not one this readbench reads (3 to 5)");
+        "base.json: schema_version 1.5 is not one this readbench reads (3 to 6)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1e308; }) ==
-        "base.json: schema_version 1e+308 is not one this readbench reads (3 to 5)");
+        "base.json: schema_version 1e+308 is not one this readbench reads (3 to 6)");
   CHECK(refused([](Json& j) { j["schema_version"] = "5"; }) ==
-        "base.json: schema_version \"5\" is not one this readbench reads (3 to 5)");
+        "base.json: schema_version \"5\" is not one this readbench reads (3 to 6)");
   CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
         "base.json: report.schema_version is missing");
   CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==
@@ -639,17 +640,36 @@ TEST_CASE("version 3 and 4 reports are read as sampled in one round, and version
   j["config"].erase("plugins");
   j["schema_version"] = 3;
   const Report v3 = parse_report(j.dump(), "v3.json");
-  const Report v5 = parse_report(synthetic_report().dump(), "v5.json");
+  const Report v6 = parse_report(synthetic_report().dump(), "v6.json");
   CHECK(v3.schema_version == 3);
   CHECK(v4.schema_version == 4);
-  CHECK(v5.schema_version == 5);
-  CHECK(v3.config == v5.config);  // the same workload: check and compare accept the pair
+  CHECK(v6.schema_version == 6);
+  CHECK(v3.config == v6.config);  // the same workload: check and compare accept the pair
   REQUIRE(v3.find("cpu", "fused"));
   CHECK(v3.find("cpu", "fused")->fit->power.exponent ==
-        v5.find("cpu", "fused")->fit->power.exponent);
+        v6.find("cpu", "fused")->fit->power.exponent);
   j["schema_version"] = 2;
   CHECK(error_message([&] { parse_report(j.dump(), "v2.json"); }) ==
-        "v2.json: schema_version 2 is not one this readbench reads (3 to 5)");
+        "v2.json: schema_version 2 is not one this readbench reads (3 to 6)");
+}
+
+TEST_CASE(
+    "a version 5 fit has no cost rise, and a version 6 fit whose cost rise was edited is refused") {
+  Json j = synthetic_report();
+  for (Json& r : j["results"])
+    if (r["fit"].is_object())
+      for (const char* key : {"cost_rise", "cost_rise_length", "cost_rise_limit"})
+        r["fit"].erase(key);
+  j["schema_version"] = 5;
+  CHECK(parse_report(j.dump(), "v5.json").schema_version == 5);
+  j["schema_version"] = 6;
+  CHECK(error_message([&] { parse_report(j.dump(), "v6.json"); }) ==
+        "v6.json: results[0].fit.cost_rise is missing");
+  Json edited = synthetic_report();
+  edited["results"][1]["fit"]["cost_rise"] = 3.0;
+  CHECK(error_message([&] {
+          parse_report(edited.dump(), "v6.json");
+        }).find("results[1].fit.cost_rise 3.0 is not what the points give") != std::string::npos);
 }
 
 TEST_CASE("a report with fp8 K/V names both dtypes and the scale in its workload") {

@@ -35,6 +35,40 @@ double auto_fit_from(const std::map<double, double>& by_length, bool positive_ma
   return from;
 }
 
+// The cost per token at each distinct length: its mean time over the length.
+std::map<double, double> cost_per_token(const std::vector<TimedPoint>& points) {
+  std::map<double, std::pair<double, int>> sums;
+  for (const TimedPoint& p : points) {
+    auto& [sum, n] = sums[p.length];
+    sum += p.seconds;
+    ++n;
+  }
+  std::map<double, double> out;
+  for (const auto& [length, s] : sums) out[length] = s.first / s.second / length;
+  return out;
+}
+
+struct Rise {
+  double ratio = 1;   // the highest cost per token from `from` on over the one at `from`
+  double length = 0;  // where it is
+};
+
+Rise rise_from(const std::map<double, double>& cost, double from) {
+  const auto start = cost.lower_bound(from);
+  Rise r{1, start->first};
+  for (auto it = start; it != cost.end(); ++it)
+    if (it->second / start->second > r.ratio) r = {it->second / start->second, it->first};
+  return r;
+}
+
+// The first length from `from` on over which the cost per token has settled, leaving at least
+// two lengths to fit; `from` itself when there is none.
+double settled_from(const std::map<double, double>& cost, double from) {
+  for (auto it = cost.lower_bound(from); it != cost.end() && std::next(it) != cost.end(); ++it)
+    if (rise_from(cost, it->first).ratio <= 1 + kSettleRise) return it->first;
+  return from;
+}
+
 }  // namespace
 
 ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o) {
@@ -45,7 +79,15 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
     for (const TimedPoint& p : points) out.push_back(basis.share(p.seconds));
     return out;
   };
+  const std::map<double, double> cost = cost_per_token(points);
   f.fit_from_auto = !o.fit_from;
+  // The first length from which the shares under `basis` reach the threshold and, under the
+  // settling rule, the cost per token has settled.
+  const auto region_from = [&](const AffineFit& basis) {
+    const double from =
+        auto_fit_from(shares_by_length(points, shares_with(basis)), basis.marginal_s > 0);
+    return o.settle ? settled_from(cost, from) : from;
+  };
   if (o.fit_from) {
     f.fit_from = *o.fit_from;
     f.share_basis = f.fit_from > 0 ? fit_affine(points, f.fit_from) : whole;
@@ -55,12 +97,12 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
     // not pay yet) has a larger fixed cost there than the line through every point says. Start
     // from that line, then take t0 from the region its shares select, and move the region up
     // while the region's own t0 says so (never down, so this ends).
+    // A region whose cost per token rises is moved up to where it has settled.
     f.share_basis = whole;
-    f.fit_from = auto_fit_from(shares_by_length(points, shares_with(whole)), whole.marginal_s > 0);
+    f.fit_from = region_from(whole);
     for (std::size_t step = 0; step < points.size(); ++step) {
       const AffineFit region = fit_affine(points, f.fit_from);
-      const double next =
-          auto_fit_from(shares_by_length(points, shares_with(region)), region.marginal_s > 0);
+      const double next = region_from(region);
       if (!(next > f.fit_from)) {
         if (f.fit_from > shares_by_length(points, shares_with(whole)).begin()->first)
           f.share_basis = region;
@@ -76,6 +118,9 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   f.affine = fit_affine(points, f.fit_from);
   const auto start = by_length.lower_bound(f.fit_from);
   f.region_lengths = int(std::distance(start, by_length.end()));
+  const Rise rise = rise_from(cost, f.fit_from);
+  f.cost_rise = rise.ratio;
+  f.cost_rise_length = rise.length;
 
   if (!positive) {
     f.asymptote_reason = "the marginal cost per token is not positive (b = " +
@@ -86,6 +131,14 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
         "at L=%.0f, the shortest fitted length, %.0f%% of the time is length-dependent, under "
         "%.0f%%: the fixed cost per call still weighs",
         start->first, 100 * start->second, 100 * kAsymptoteShare);
+  } else if (o.settle && rise.ratio > 1 + kSettleRise) {
+    const double first = cost.lower_bound(f.fit_from)->second;
+    f.asymptote_reason = strprintf(
+        "the cost per token rises from %s s at L=%.0f, the shortest fitted length, to %s s at "
+        "L=%.0f (+%.0f%%, over %.0f%%): the read is still changing along the lengths (a copy "
+        "outgrowing a cache) or grows faster than linearly",
+        format_number(first).c_str(), start->first, format_number(first * rise.ratio).c_str(),
+        rise.length, 100 * (rise.ratio - 1), 100 * kSettleRise);
   } else if (f.region_lengths < kAsymptoteLengths) {
     f.asymptote_reason = strprintf(
         "%d fitted lengths with at least %.0f%% of the time length-dependent; %d "
@@ -93,9 +146,12 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
         f.region_lengths, 100 * kAsymptoteShare, kAsymptoteLengths);
   } else {
     f.asymptote_reached = true;
-    f.asymptote_reason = strprintf(
-        "from L=%.0f on at least %.0f%% of the time is length-dependent, over %d lengths",
-        start->first, 100 * std::min(start->second, 1.0), f.region_lengths);
+    f.asymptote_reason =
+        strprintf("from L=%.0f on at least %.0f%% of the time is length-dependent, over %d lengths",
+                  start->first, 100 * std::min(start->second, 1.0), f.region_lengths);
+    if (o.settle)
+      f.asymptote_reason += strprintf(", the cost per token at most %.0f%% above the first's",
+                                      100 * (rise.ratio - 1));
   }
 
   f.kv_bytes_per_token = o.kv_bytes_per_token;

@@ -53,6 +53,9 @@ Json fit_to_json(const ReadFit& r) {
                     {"n_points", r.share_basis.n_points}};
   j["share_threshold"] = kAsymptoteShare;
   j["region_lengths"] = r.region_lengths;
+  j["cost_rise"] = r.cost_rise;
+  j["cost_rise_length"] = r.cost_rise_length;
+  j["cost_rise_limit"] = 1 + kSettleRise;
   j["asymptote_reached"] = r.asymptote_reached;
   j["asymptote_reason"] = r.asymptote_reason;
   return j;

@@ -84,7 +84,7 @@ bool agrees(double stored, double computed) {
 // The stored fit, checked against the one its points give (`computed`, over the stored
 // region): the gates judge the points, and a report whose fit disagrees was edited.
 void check_stored_fit(const Reader& r, const json& f, const std::string& where,
-                      const ReadFit& computed) {
+                      const ReadFit& computed, bool settle) {
   const double exponent = r.number(f, where, "exponent");
   const json& ci = r.field(f, where, "ci95");
   if (!ci.is_null()) {
@@ -114,6 +114,7 @@ void check_stored_fit(const Reader& r, const json& f, const std::string& where,
   mismatch("n_points", r.number(f, where, "n_points"), computed.power.n_points);
   mismatch("marginal_s", r.number(f, where, "marginal_s"), computed.affine.marginal_s);
   mismatch("fixed_s", r.number(f, where, "fixed_s"), computed.affine.fixed_s);
+  if (settle) mismatch("cost_rise", r.number(f, where, "cost_rise"), computed.cost_rise);
   const json& reached = r.field(f, where, "asymptote_reached");
   if (!reached.is_boolean()) r.fail(where + ".asymptote_reached", "is not true or false");
   if (reached.get<bool>() != computed.asymptote_reached)
@@ -307,6 +308,8 @@ Report report_from_json(const json& j, const std::string& source) {
         r.fail(at + ".fit_from", "must be a finite length >= 0, got " + json(fit_from).dump());
       ReadFitOptions options;
       options.fit_from = fit_from;
+      // Reports before version 6 were judged by the share alone (read_fit.hpp).
+      options.settle = rep.schema_version >= 6;
       if (!out.points.empty() && out.points[0].kv_bytes > 0)
         options.kv_bytes_per_token = out.points[0].kv_bytes / out.points[0].length;
       if (const auto c = ceilings.find(out.backend); c != ceilings.end())
@@ -334,7 +337,7 @@ Report report_from_json(const json& j, const std::string& source) {
                  json(fit_from).dump() + " is not where the auto rule starts on these points (" +
                      json(rule).dump() + "): the report was edited or is corrupt");
       }
-      check_stored_fit(r, fit, at, *out.fit);
+      check_stored_fit(r, fit, at, *out.fit, options.settle);
     }
     rep.results.push_back(std::move(out));
   }
