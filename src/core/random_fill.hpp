@@ -17,10 +17,20 @@ RB_HD inline std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-RB_HD inline float random_value(std::uint64_t seed, TensorId tensor, std::uint64_t index) {
-  const std::uint64_t h = splitmix64(splitmix64(seed ^ (std::uint64_t(tensor) << 56)) + index);
+// The part of an element's hash that only its tensor decides.
+RB_HD inline std::uint64_t tensor_hash(std::uint64_t seed, TensorId tensor) {
+  return splitmix64(seed ^ (std::uint64_t(tensor) << 56));
+}
+
+// The value at `index` of the tensor whose tensor_hash is `base`.
+RB_HD inline float random_value_from(std::uint64_t base, std::uint64_t index) {
+  const std::uint64_t h = splitmix64(base + index);
   // 24 random bits -> [-1, 1) exactly representable in f32.
   return float(std::int64_t(h >> 40) - (1ll << 23)) * (1.0f / float(1 << 23));
+}
+
+RB_HD inline float random_value(std::uint64_t seed, TensorId tensor, std::uint64_t index) {
+  return random_value_from(tensor_hash(seed, tensor), index);
 }
 
 }  // namespace readbench
