@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run 46 on the H200 (bench/h200/NOTES.md): the product binaries of `23cba44` (.scratch/rbx),
+# Run 46 on the H200 (bench/h200/NOTES.md): the product binaries of `d19d6e5` (.scratch/rbx),
 # whose auto region waits for the cost per token to settle (schema version 6): GPU tests, three
 # plain `readbench run`s (issue 8's H200 targets: every path reached with p in [0.9, 1.1], at
 # most 40 s), the explicit B=1 grid 4096..262144 for cuda fused's marginal cost, issue 12's

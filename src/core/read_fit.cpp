@@ -61,10 +61,14 @@ Rise rise_from(const std::map<double, double>& cost, double from) {
   return r;
 }
 
-// The first length from `from` on over which the cost per token has settled, leaving at least
-// two lengths to fit; `from` itself when there is none.
+// The first length from `from` on over which the cost per token has settled and which leaves
+// the kAsymptoteLengths lengths an asymptote needs; `from` itself when there is none. A region
+// is never narrowed below that: a read that does not settle keeps the region its shares chose
+// (and is judged not reached there), so that a regression that makes the read grow faster than
+// linearly does not move its region past the lengths a gate compares.
 double settled_from(const std::map<double, double>& cost, double from) {
-  for (auto it = cost.lower_bound(from); it != cost.end() && std::next(it) != cost.end(); ++it)
+  const auto start = cost.lower_bound(from);
+  for (auto it = start; std::distance(it, cost.end()) >= kAsymptoteLengths; ++it)
     if (rise_from(cost, it->first).ratio <= 1 + kSettleRise) return it->first;
   return from;
 }
@@ -134,11 +138,11 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   } else if (o.settle && rise.ratio > 1 + kSettleRise) {
     const double first = cost.lower_bound(f.fit_from)->second;
     f.asymptote_reason = strprintf(
-        "the cost per token rises from %s s at L=%.0f, the shortest fitted length, to %s s at "
-        "L=%.0f (+%.0f%%, over %.0f%%): the read is still changing along the lengths (a copy "
-        "outgrowing a cache) or grows faster than linearly",
-        format_number(first).c_str(), start->first, format_number(first * rise.ratio).c_str(),
-        rise.length, 100 * (rise.ratio - 1), 100 * kSettleRise);
+        "the cost per token rises from %.3g ns at L=%.0f, the shortest fitted length, to %.3g "
+        "ns at L=%.0f (+%.0f%%, over %.0f%%): the read is still changing along the lengths (a "
+        "copy outgrowing a cache) or grows faster than linearly",
+        first * 1e9, start->first, first * rise.ratio * 1e9, rise.length, 100 * (rise.ratio - 1),
+        100 * kSettleRise);
   } else if (f.region_lengths < kAsymptoteLengths) {
     f.asymptote_reason = strprintf(
         "%d fitted lengths with at least %.0f%% of the time length-dependent; %d "

@@ -13,8 +13,9 @@
 // The share cannot see a read whose cost per token (t/L) rises along the lengths, such as a
 // gathered copy that outgrows the last-level cache: its line through the points has a fixed
 // cost near zero or below, so every share passes, and the exponent then describes the change,
-// not the read. So the region also starts where the cost per token has settled: no longer
-// length costs more per token than the region's first by more than kSettleRise (an affine
+// not the read. So the region also starts where the cost per token has settled, where that
+// leaves kAsymptoteLengths lengths: no longer length costs more per token than the region's
+// first by more than kSettleRise (an affine
 // read's cost per token only falls along its lengths). The asymptote is reached when the share
 // at the region's shortest length is at least kAsymptoteShare, the cost per token settled over
 // it, and the region holds kAsymptoteLengths distinct lengths.
