@@ -77,7 +77,7 @@ void setup_fit_command(CLI::App& app, int& exit_code) {
   sub->add_option("file", o->input, "Input file, or - for stdin")->capture_default_str();
   sub->add_option("--fit-from", o->fit_from,
                   "Fit lengths >= this: auto (from the first length whose time is at least 80% "
-                  "length-dependent) or a length (0: all)")
+                  "length-dependent and whose cost per token has settled) or a length (0: all)")
       ->capture_default_str();
   sub->add_option("--json", o->json_path, "Write the fit as JSON to FILE (- for stdout)")
       ->check(output_path());

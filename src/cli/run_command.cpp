@@ -211,7 +211,7 @@ void setup_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--fit-from", o->fit_from,
                   "Fit lengths >= this: auto (from the first length whose time is at least 80% "
-                  "length-dependent) or a length (0: all)")
+                  "length-dependent and whose cost per token has settled) or a length (0: all)")
       ->capture_default_str();
   sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")
       ->check(thread_count())

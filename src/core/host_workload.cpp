@@ -39,7 +39,8 @@ namespace {
 // (random_value's values exactly). The hash is most of a long length's preparation (2 ns an
 // element on the development VM, 4 GiB of K/V at L = 1048576): GCC builds an AVX-512 clone
 // (x86-64-v4, 64-bit multiplies in vectors: 0.46 ns) picked at load time where the CPU has it.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
 #define READBENCH_FILL_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
 #else
 #define READBENCH_FILL_CLONES

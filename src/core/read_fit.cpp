@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/strprintf.hpp"
@@ -35,16 +36,16 @@ double auto_fit_from(const std::map<double, double>& by_length, bool positive_ma
   return from;
 }
 
-// The cost per token at each distinct length: its mean time over the length.
+// The logarithm of the cost per token at each distinct length (its mean time over the length):
+// logarithms, so that the ratios of any times and lengths a double holds stay finite.
 std::map<double, double> cost_per_token(const std::vector<TimedPoint>& points) {
-  std::map<double, std::pair<double, int>> sums;
+  std::map<double, std::pair<double, int>> means;
   for (const TimedPoint& p : points) {
-    auto& [sum, n] = sums[p.length];
-    sum += p.seconds;
-    ++n;
+    auto& [mean, n] = means[p.length];
+    mean += (p.seconds - mean) / ++n;  // no sum to overflow
   }
   std::map<double, double> out;
-  for (const auto& [length, s] : sums) out[length] = s.first / s.second / length;
+  for (const auto& [length, m] : means) out[length] = std::log(m.first) - std::log(length);
   return out;
 }
 
@@ -53,24 +54,38 @@ struct Rise {
   double length = 0;  // where it is
 };
 
-Rise rise_from(const std::map<double, double>& cost, double from) {
-  const auto start = cost.lower_bound(from);
+Rise rise_from(const std::map<double, double>& log_cost, double from) {
+  const auto start = log_cost.lower_bound(from);
+  double highest = 0;  // log of the ratio
   Rise r{1, start->first};
-  for (auto it = start; it != cost.end(); ++it)
-    if (it->second / start->second > r.ratio) r = {it->second / start->second, it->first};
+  for (auto it = start; it != log_cost.end(); ++it)
+    if (it->second - start->second > highest) {
+      highest = it->second - start->second;
+      r.length = it->first;
+    }
+  // Capped where exp would overflow: a rise past 1e300 says all there is to say.
+  r.ratio = std::exp(std::min(highest, 690.0));
   return r;
 }
 
 // The first length from `from` on over which the cost per token has settled and which leaves
-// the kAsymptoteLengths lengths an asymptote needs; `from` itself when there is none. A region
-// is never narrowed below that: a read that does not settle keeps the region its shares chose
-// (and is judged not reached there), so that a regression that makes the read grow faster than
-// linearly does not move its region past the lengths a gate compares.
-double settled_from(const std::map<double, double>& cost, double from) {
-  const auto start = cost.lower_bound(from);
-  for (auto it = start; std::distance(it, cost.end()) >= kAsymptoteLengths; ++it)
-    if (rise_from(cost, it->first).ratio <= 1 + kSettleRise) return it->first;
-  return from;
+// the kAsymptoteLengths lengths an asymptote needs; where none has settled, the one of those
+// over which it rises least (the region that describes the read best, judged not reached);
+// `from` itself when no length leaves that many. So the region of a read whose cost per token
+// is near the limit does not fall back to the short lengths from one run to the next, and one
+// that never settles is fitted where it is steadiest.
+double settled_from(const std::map<double, double>& log_cost, double from) {
+  double best = from, least = std::numeric_limits<double>::infinity();
+  for (auto it = log_cost.lower_bound(from); std::distance(it, log_cost.end()) >= kAsymptoteLengths;
+       ++it) {
+    const double rise = rise_from(log_cost, it->first).ratio;
+    if (rise <= 1 + kSettleRise) return it->first;
+    if (rise < least) {
+      least = rise;
+      best = it->first;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -125,6 +140,7 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   const Rise rise = rise_from(cost, f.fit_from);
   f.cost_rise = rise.ratio;
   f.cost_rise_length = rise.length;
+  f.settle = o.settle;
 
   if (!positive) {
     f.asymptote_reason = "the marginal cost per token is not positive (b = " +
@@ -136,7 +152,7 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
         "%.0f%%: the fixed cost per call still weighs",
         start->first, 100 * start->second, 100 * kAsymptoteShare);
   } else if (o.settle && rise.ratio > 1 + kSettleRise) {
-    const double first = cost.lower_bound(f.fit_from)->second;
+    const double first = std::exp(cost.lower_bound(f.fit_from)->second);
     f.asymptote_reason = strprintf(
         "the cost per token rises from %.3g ns at L=%.0f, the shortest fitted length, to %.3g "
         "ns at L=%.0f (+%.0f%%, over %.0f%%): the read is still changing along the lengths (a "

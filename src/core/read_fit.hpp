@@ -14,8 +14,8 @@
 // gathered copy that outgrows the last-level cache: its line through the points has a fixed
 // cost near zero or below, so every share passes, and the exponent then describes the change,
 // not the read. So the region also starts where the cost per token has settled, where that
-// leaves kAsymptoteLengths lengths: no longer length costs more per token than the region's
-// first by more than kSettleRise (an affine
+// leaves kAsymptoteLengths lengths (else where it rises least): no longer length costs more per
+// token than the region's first by more than kSettleRise (an affine
 // read's cost per token only falls along its lengths). The asymptote is reached when the share
 // at the region's shortest length is at least kAsymptoteShare, the cost per token settled over
 // it, and the region holds kAsymptoteLengths distinct lengths.
@@ -62,9 +62,10 @@ struct ReadFit {
   std::optional<double> ceiling_fraction;  // effective_gbps over the read ceiling
   std::string bandwidth_reason;            // why effective_gbps is empty
   // The highest cost per token (mean time over the length) at a fitted length over the one at
-  // fit_from, and where it is: 1 or below for a read whose cost per token only falls.
+  // fit_from, and where it is: 1 (at fit_from) for a read whose cost per token only falls.
   double cost_rise = 1;
   double cost_rise_length = 0;
+  bool settle = true;  // whether the judgement needed the cost per token settled
   bool asymptote_reached = false;
   std::string asymptote_reason;  // one line: why it is, or is not, reached
 };

@@ -73,14 +73,34 @@ void judge(CheckRow& row, const CheckOptions& o) {
   // Exponents compare only over lengths both timed, past both fits' fixed-cost region.
   const double from = std::max(b.fit->fit_from, c.fit->fit_from);
   std::vector<TimedPoint> bp, cp;
-  for (const ReportPoint& p : b.points) {
-    if (p.length < from) continue;
-    for (const ReportPoint& q : c.points)
-      if (q.length == p.length) {
-        row.lengths.push_back(p.length);
-        bp.push_back({p.length, p.seconds});
-        cp.push_back({q.length, q.seconds});
-      }
+  const auto share_from = [&](double first) {
+    row.lengths.clear();
+    bp.clear();
+    cp.clear();
+    for (const ReportPoint& p : b.points) {
+      if (p.length < first) continue;
+      for (const ReportPoint& q : c.points)
+        if (q.length == p.length) {
+          row.lengths.push_back(p.length);
+          bp.push_back({p.length, p.seconds});
+          cp.push_back({q.length, q.seconds});
+        }
+    }
+  };
+  share_from(from);
+  // A current region that starts past the baseline's, because the current read's cost per
+  // token no longer settles over the baseline's lengths (it got dearer from some length on),
+  // would leave the row unjudged: the lengths of the baseline's region, which the current also
+  // timed, are compared instead.
+  if (int(row.lengths.size()) < kCheckMinLengths && c.fit->fit_from > b.fit->fit_from) {
+    share_from(b.fit->fit_from);
+    if (int(row.lengths.size()) >= kCheckMinLengths) {
+      row.notes.push_back(
+          "compared over the baseline's fitted lengths (L >= " + format_number(b.fit->fit_from) +
+          "): the current fit starts past them, at L=" + format_number(c.fit->fit_from));
+    } else {
+      share_from(from);
+    }
   }
   if (int(row.lengths.size()) < kCheckMinLengths) {
     row.reasons.push_back(strprintf(

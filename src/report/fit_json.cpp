@@ -55,7 +55,9 @@ Json fit_to_json(const ReadFit& r) {
   j["region_lengths"] = r.region_lengths;
   j["cost_rise"] = r.cost_rise;
   j["cost_rise_length"] = r.cost_rise_length;
-  j["cost_rise_limit"] = 1 + kSettleRise;
+  // Null for a fit read back from a report judged by the share alone (schema version 5 or
+  // before), which the rise did not decide.
+  j["cost_rise_limit"] = r.settle ? Json(1 + kSettleRise) : Json(nullptr);
   j["asymptote_reached"] = r.asymptote_reached;
   j["asymptote_reason"] = r.asymptote_reason;
   return j;

@@ -114,7 +114,11 @@ void check_stored_fit(const Reader& r, const json& f, const std::string& where,
   mismatch("n_points", r.number(f, where, "n_points"), computed.power.n_points);
   mismatch("marginal_s", r.number(f, where, "marginal_s"), computed.affine.marginal_s);
   mismatch("fixed_s", r.number(f, where, "fixed_s"), computed.affine.fixed_s);
-  if (settle) mismatch("cost_rise", r.number(f, where, "cost_rise"), computed.cost_rise);
+  if (settle) {
+    mismatch("cost_rise", r.number(f, where, "cost_rise"), computed.cost_rise);
+    mismatch("cost_rise_length", r.number(f, where, "cost_rise_length"), computed.cost_rise_length);
+    mismatch("cost_rise_limit", r.number(f, where, "cost_rise_limit"), 1 + kSettleRise);
+  }
   const json& reached = r.field(f, where, "asymptote_reached");
   if (!reached.is_boolean()) r.fail(where + ".asymptote_reached", "is not true or false");
   if (reached.get<bool>() != computed.asymptote_reached)

@@ -86,7 +86,7 @@ struct Report {
 };
 
 // Throws InputError naming `source` and the offending field: not JSON, not a report, a
-// schema_version other than the current or previous one, a required field missing or of the
+// schema_version other than the current or the three before it, a required field missing or of the
 // wrong type, lengths not increasing, a min above its median, a stored fit its points do not
 // give.
 Report report_from_json(const nlohmann::json& j, const std::string& source);
