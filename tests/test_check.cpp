@@ -208,10 +208,82 @@ TEST_CASE("a current fit that starts past the baseline's region is compared over
   same_runner.max_cost_ratio = 1.4;
   const CheckRow f = row(check(json_of(base), json_of(cur), same_runner), "cpu/fused");
   CHECK(f.lengths == std::vector<double>{1024, 4096, 16384, 65536});
-  CHECK(mentions(f.notes, "compared over the baseline's fitted lengths (L >= 1024)"));
+  CHECK(mentions(f.notes, "compared over the baseline's fitted lengths from L=1024"));
   CHECK(f.verdict == Verdict::regression);  // the cost rule: 1.6 ns a token against 1 ns
   REQUIRE(f.cost_ratio);
   CHECK(*f.cost_ratio == doctest::Approx(1.6).epsilon(0.01));
+}
+
+namespace {
+
+// t = t0 + 1 ns a token at L = 1024, 4096, ... up to `last`, times `step` a token from 16384 on.
+std::vector<std::pair<std::int64_t, double>> stepped(std::int64_t last, double t0, double step) {
+  std::vector<std::pair<std::int64_t, double>> pts;
+  for (std::int64_t L = 1024; L <= last; L *= 4)
+    pts.emplace_back(L, t0 + 1e-9 * double(L) * (L >= 16384 ? step : 1.0));
+  return pts;
+}
+
+// The synthetic run with the cpu fused path replaced by `fused` and the gather by an exactly
+// linear series, their fit_from auto.
+RunResult fused_run(const std::vector<std::pair<std::int64_t, double>>& fused) {
+  RunResult run = synthetic_run();
+  run.results[kGather] = timed_path(Path::gather, series(1.0), std::nullopt);
+  run.results[kFused] = timed_path(Path::fused, fused, std::nullopt);
+  return run;
+}
+
+Json json_of(const RunResult& r) {
+  return build_report(r, readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
+}
+
+}  // namespace
+
+TEST_CASE("a current region moved up by a larger fixed cost is not compared below it") {
+  // The current read costs 3 us a call more than the baseline's 200 ns, the same 1 ns a token:
+  // its shares reach 0.8 only at 16384, which leaves two lengths shared with the baseline's
+  // region. Below 16384 its time is mostly the fixed cost, and an exponent there (about 0.6
+  // against 0.97) would read as an improvement: the row is skipped instead.
+  const RunResult base = fused_run(stepped(65536, 200e-9, 1.0));
+  const RunResult cur = fused_run(stepped(1048576, 3e-6, 1.0));
+  REQUIRE(base.results[kFused].fit->asymptote_reached);
+  REQUIRE(base.results[kFused].fit->fit_from == 1024);
+  REQUIRE(cur.results[kFused].fit->fit_from == 16384);
+  const CheckRow f = row(check(json_of(base), json_of(cur)), "cpu/fused");
+  CHECK(f.verdict == Verdict::skipped);
+  CHECK(f.lengths == std::vector<double>{16384, 65536});
+  CHECK(mentions(f.reasons,
+                 "the reports share 2 lengths at or above both fits' fit_from (L >= 16384)"));
+  CHECK_FALSE(mentions(f.notes, "compared over"));
+}
+
+TEST_CASE(
+    "the baseline's lengths are compared only from where the current read's shares reach 0.8") {
+  // 400 ns a call, 1 ns a token, 2 ns from 16384 on: the cost per token settles from 16384,
+  // and by that region's fixed cost the share is 0.72 at 1024 and 0.91 at 4096.
+  const RunResult base = fused_run(stepped(65536, 200e-9, 1.0));
+  const RunResult cur = fused_run(stepped(1048576, 400e-9, 2.0));
+  REQUIRE(cur.results[kFused].fit->fit_from == 16384);
+  CheckOptions same_runner;
+  same_runner.max_cost_ratio = 1.4;
+  const CheckRow f = row(check(json_of(base), json_of(cur), same_runner), "cpu/fused");
+  CHECK(f.lengths == std::vector<double>{4096, 16384, 65536});
+  CHECK(mentions(f.notes, "compared over the baseline's fitted lengths from L=4096"));
+  CHECK(f.verdict == Verdict::regression);
+  REQUIRE(f.delta_exponent);
+  CHECK(*f.delta_exponent > 0.1);  // the dearer tokens show in the exponent too
+}
+
+TEST_CASE("a baseline that never reached its asymptote lends no lengths to a current region") {
+  // Three lengths: not reached, so its region is not the read's to compare from.
+  const RunResult base = fused_run(stepped(16384, 200e-9, 1.0));
+  const RunResult cur = fused_run(stepped(1048576, 200e-9, 1.6));
+  REQUIRE_FALSE(base.results[kFused].fit->asymptote_reached);
+  REQUIRE(cur.results[kFused].fit->fit_from == 16384);
+  const CheckRow f = row(check(json_of(base), json_of(cur)), "cpu/fused");
+  CHECK(f.verdict == Verdict::skipped);
+  CHECK(mentions(f.reasons,
+                 "the reports share 1 length at or above both fits' fit_from (L >= 16384)"));
 }
 
 TEST_CASE("a path ok in the baseline and failed in the current report is a regression") {

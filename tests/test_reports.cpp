@@ -670,6 +670,19 @@ TEST_CASE(
   CHECK(error_message([&] {
           parse_report(edited.dump(), "v6.json");
         }).find("results[1].fit.cost_rise 3.0 is not what the points give") != std::string::npos);
+  // The length of the rise and the limit it was judged by are checked too: an edited limit
+  // would judge the asymptote by another rule.
+  for (const auto& [key, value] : {std::pair<const char*, double>{"cost_rise_length", 123.0},
+                                   std::pair<const char*, double>{"cost_rise_limit", 2.0}}) {
+    Json moved = synthetic_report();
+    moved["results"][1]["fit"][key] = value;
+    CHECK(error_message([&] {
+            parse_report(moved.dump(), "v6.json");
+          }).find(std::string("results[1].fit.") + key + " ") != std::string::npos);
+    CHECK(error_message([&] {
+            parse_report(moved.dump(), "v6.json");
+          }).find("the report was edited or is corrupt") != std::string::npos);
+  }
 }
 
 TEST_CASE("a report with fp8 K/V names both dtypes and the scale in its workload") {

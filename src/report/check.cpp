@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/names.hpp"
+#include "core/read_fit.hpp"
 #include "core/read_path.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
@@ -37,6 +38,20 @@ double regime_upper_edge(Regime r) {
       break;
   }
   return std::numeric_limits<double>::infinity();
+}
+
+// The first length at or above `first` from which every point of the side's series has a
+// length-dependent share of at least kAsymptoteShare (by its own fit's shares); infinity if none.
+double first_dominant_length(const ReportResult& side, double first) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const ReportPoint& p : side.points) {
+    if (p.length < first || p.length >= best) continue;
+    bool dominant = true;
+    for (std::size_t i = 0; i < side.points.size() && dominant; ++i)
+      if (side.points[i].length >= p.length) dominant = side.fit->shares[i] >= kAsymptoteShare;
+    if (dominant) best = p.length;
+  }
+  return best;
 }
 
 // The rules for one backend/path present in both reports.
@@ -88,18 +103,26 @@ void judge(CheckRow& row, const CheckOptions& o) {
     }
   };
   share_from(from);
-  // A current region that starts past the baseline's, because the current read's cost per
-  // token no longer settles over the baseline's lengths (it got dearer from some length on),
-  // would leave the row unjudged: the lengths of the baseline's region, which the current also
-  // timed, are compared instead.
-  if (int(row.lengths.size()) < kCheckMinLengths && c.fit->fit_from > b.fit->fit_from) {
-    share_from(b.fit->fit_from);
-    if (int(row.lengths.size()) >= kCheckMinLengths) {
-      row.notes.push_back(
-          "compared over the baseline's fitted lengths (L >= " + format_number(b.fit->fit_from) +
-          "): the current fit starts past them, at L=" + format_number(c.fit->fit_from));
-    } else {
-      share_from(from);
+  // A current region that starts past the baseline's because the current read's cost per token
+  // no longer settles over the baseline's lengths (it got dearer from some length on) would
+  // leave the row unjudged: the baseline's lengths are compared instead, from where the current
+  // read's own length-dependent share reaches kAsymptoteShare. Not when the region moved up
+  // because the current read's fixed cost grew: its shares below the region stay under the
+  // threshold, and the exponent there would describe the fixed cost (a lower one, judged ok).
+  // Nor against a baseline that never reached its asymptote: its region is not the read's.
+  if (int(row.lengths.size()) < kCheckMinLengths && c.fit->fit_from > b.fit->fit_from &&
+      b.fit->asymptote_reached) {
+    const double shared_from = first_dominant_length(c, b.fit->fit_from);
+    if (shared_from < c.fit->fit_from) {
+      share_from(shared_from);
+      if (int(row.lengths.size()) >= kCheckMinLengths) {
+        row.notes.push_back(
+            "compared over the baseline's fitted lengths from L=" + format_number(shared_from) +
+            ": the current fit starts past them, at L=" + format_number(c.fit->fit_from) +
+            ", where its cost per token settles");
+      } else {
+        share_from(from);
+      }
     }
   }
   if (int(row.lengths.size()) < kCheckMinLengths) {

@@ -66,9 +66,10 @@ constexpr int kCheckMinLengths = 3;
 
 // One row per backend/path in either report. For a path with fits on both sides, both power
 // laws are fitted again over the lengths the two reports share at or above both fits'
-// fit_from (at least kCheckMinLengths; where fewer and the current fit starts past the
-// baseline's, over those both share from the baseline's fit_from, with a note; else the row is
-// skipped saying so). A regression: the
+// fit_from (at least kCheckMinLengths; where fewer, the current fit starts past the
+// baseline's and the baseline reached its asymptote, over those both share from the first of
+// the baseline's fitted lengths from which the current read's own shares reach
+// kAsymptoteShare, with a note; else the row is skipped saying so). A regression: the
 // exponent rose by more than the tolerance and its 95% CI lies wholly above baseline +
 // tolerance; or the regime worsened (flat < sublinear < linear < superlinear) with the current
 // CI wholly inside worse bands; or, with the cost gate on, the ratio of marginal costs per
