@@ -81,6 +81,7 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
                                !t.trigger_at_exit && t.trigger_after_issue == 0;
   plan.wait_first = t.wait_first;
   plan.merge_variant = t.merge_variant;
+  plan.fence_variant = t.fence_variant;
 #endif
   // The split and the unsplit kernel (launch_decode picks by the plan's splits): the same block
   // and shared memory, their occupancy checked, not assumed alike; the split one's sizes the
@@ -166,6 +167,9 @@ void apply_tuning(Tuning& t, std::string_view spec) {
     else if (key == "mergev") {  // 0 the staged merge, 2 the two-pass one of runs 25-28
       if (x != 0 && x != 2) throw InputError("tuning entry '" + std::string(item) + "': 0 or 2");
       t.merge_variant = int(x);
+    } else if (key == "fence") {  // 1: every thread's fences, as before run 47 (DecodeParams)
+      if (x != 0 && x != 1) throw InputError("tuning entry '" + std::string(item) + "': 0 or 1");
+      t.fence_variant = int(x);
     } else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first (and
                                 // trigger after the reads, as in run 22); 4: at exit; 5: after
                                 // a warp's last copies are issued, before its first tile too;
@@ -223,6 +227,7 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   params.trigger_after_issue = plan.trigger_after_issue;
   params.wait_first = plan.wait_first;
   params.merge_variant = plan.merge_variant;
+  params.fence_variant = plan.fence_variant;
   // Granlund-Montgomery: magic = ceil(2^(32 + l) / S), l = ceil(log2 S); exact for tok < 2^31.
   int l = 0;
   while ((std::uint64_t(1) << l) < std::uint64_t(p.block_size)) ++l;

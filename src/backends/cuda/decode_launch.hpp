@@ -77,6 +77,10 @@ struct DecodeParams {
   // A variant: 1 once a warp has issued its last copies; 2 a tile later.
   int trigger_after_issue = 0;
   int merge_variant = 0;  // a variant: 2 the two-pass split merge of runs 25-28
+  // A variant: 1 every thread of a split block also fences (sequentially consistent, GPU
+  // scope) before its arrival at the split counter and, in the merging block, after it: the
+  // product before run 47.
+  int fence_variant = 0;
   // Variant builds: where each block writes its globaltimer stamps, [blocks][kTimelineStamps]
   // in grid order (start, reads done, outputs or partials written, partials fenced, the split
   // merge begun (0 where this block did not merge), end, the merge's first partials landed (0
@@ -125,12 +129,13 @@ struct Tuning {
   int trigger_after_issue = 0;       // ... once a warp of each block has issued its last copies,
                                      // before its first tile too (1; 2: a tile later)
   int merge_variant = 0;             // 2: the two-pass split merge of runs 25-28
+  int fence_variant = 0;             // 1: every thread's fences (DecodeParams::fence_variant)
 #endif
 };
 #if defined(READBENCH_BENCH_VARIANTS)
 // Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge, mergev, pdl, shortsplit) to `t`, as bench/h200 names its variants. Throws InputError
-// naming a bad entry.
+// merge, mergev, pdl, shortsplit, fence) to `t`, as bench/h200 names its variants. Throws
+// InputError naming a bad entry.
 void apply_tuning(Tuning& t, std::string_view spec);
 #endif
 
@@ -143,6 +148,7 @@ struct DecodePlan {
   bool trigger_at_start = false, wait_first = false, trigger_at_exit = false;  // variants of it
   int trigger_after_issue = 0;  // and another (Tuning::trigger_after_issue)
   int merge_variant = 0;        // a variant (Tuning::merge_variant)
+  int fence_variant = 0;        // a variant (Tuning::fence_variant)
   int head_tiles = 0;
   int splits = 1;
   int split_tokens = 0;

@@ -67,6 +67,22 @@ __device__ __forceinline__ void wait_for_prerequisite() {
 #endif
 }
 
+// A fence at GPU scope with acquire-release semantics (cumulative over what the calling thread
+// has observed, such as its block's writes before a barrier), and an atomic add with no
+// ordering of its own at GPU scope, returning the old value.
+__device__ __forceinline__ void fence_acq_rel_gpu() {
+  asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
+}
+
+__device__ __forceinline__ int atomic_add_relaxed_gpu(int* address, int value) {
+  int old;
+  asm volatile("atom.relaxed.gpu.global.add.s32 %0, [%1], %2;\n"
+               : "=r"(old)
+               : "l"(address), "r"(value)
+               : "memory");
+  return old;
+}
+
 // The GPU's global nanosecond timer (bench/h200's timelines).
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;

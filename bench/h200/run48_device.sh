@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Run 48 on the H200 (bench/h200/NOTES.md): the product binaries of the working tree, whose split
+# blocks arrive at the merge counter with one thread's acquire-release fence after the block's
+# barrier (run 47's `fence=1` variant, adopted), against the product of `d19d6e5` (run 46, the
+# same kernels otherwise; .scratch/rbx/old.tar.xz). GPU tests, verify, compute-sanitizer over
+# timed calls; then readbench's B=1 grids and two B=32 controls, three rounds with the order of
+# the two binaries alternating; issue 12's shapes, the long B=1 grid and one plain run with the
+# new binary.
+# Usage: bench/h200/run48_device.sh OUTDIR
+set -u -o pipefail
+out=${1:?OUTDIR}
+mkdir -p "$out" /tmp/rbold
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, shape, ...
+tar -xJf "$(dirname "$0")/../../.scratch/rbx/old.tar.xz" -C /tmp/rbold
+old=/tmp/rbold/readbench
+export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
+
+step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --version)"
+gpu_tests
+verify_all
+san_timed_calls
+ab() {  # label, binary, round
+  local label=$1 binary=$2 round=$3 name opts
+  while IFS='|' read -r name opts; do
+    timeout 150 "$binary" run --backend cuda $opts --json "$out/ab-$round-$label-$name.json" \
+      > "$out/ab-$round-$label-$name.txt" 2>&1
+    echo "ab round $round $label $name rc=$?" | tee -a "$log"
+  done <<'SHAPES'
+bf16-b1|-b 1 -L 1024:131072:x2 --path fused --fit-from 1024
+fp8-b1|-b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
+bf16-b32|-b 32 -L 1024,16384 --path fused
+d64-b32|-b 32 -L 4096 --head-dim 64 --path fused
+SHAPES
+}
+for round in 1 2 3; do
+  step "A/B round $round: $(smi)"
+  if [ $((round % 2)) = 1 ]; then ab old "$old" $round; ab new "$rb" $round
+  else ab new "$rb" $round; ab old "$old" $round; fi
+done
+step "issue 12's shapes: $(smi)"
+issue12_shapes fused
+shape bf16-b1-long -b 1 -L 4096:262144:x2 --path fused
+plain_runs 1
+step "gpu after: $(smi)"
