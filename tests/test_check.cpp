@@ -254,7 +254,31 @@ TEST_CASE("a current region moved up by a larger fixed cost is not compared belo
   CHECK(f.lengths == std::vector<double>{16384, 65536});
   CHECK(mentions(f.reasons,
                  "the reports share 2 lengths at or above both fits' fit_from (L >= 16384)"));
+  CHECK(mentions(f.notes,
+                 "not compared below L=16384: the current read's length-dependent "
+                 "share is under 0.8"));
   CHECK_FALSE(mentions(f.notes, "compared over"));
+}
+
+TEST_CASE("a row whose exponents cannot be compared still meets the cost rule") {
+  // The larger fixed cost of the case above, and 1.6 ns a token from 16384 on: no lengths to
+  // compare exponents over, but each side's marginal cost is its own fit's.
+  const RunResult base = fused_run(stepped(65536, 200e-9, 1.0));
+  const RunResult cur = fused_run(stepped(1048576, 3e-6, 1.6));
+  REQUIRE(cur.results[kFused].fit->fit_from == 16384);
+  CheckOptions same_runner;
+  same_runner.max_cost_ratio = 1.4;
+  const CheckRow gated = row(check(json_of(base), json_of(cur), same_runner), "cpu/fused");
+  CHECK(gated.verdict == Verdict::regression);
+  REQUIRE(gated.cost_ratio);
+  CHECK(*gated.cost_ratio == doctest::Approx(1.6).epsilon(0.01));
+  CHECK(gated.reasons == std::vector<std::string>{"marginal cost per token ratio 1.60 > 1.4"});
+  CHECK(mentions(gated.notes, "exponents not compared: the reports share 2 lengths"));
+  CHECK_FALSE(gated.delta_exponent);
+  // Within the ratio the row stays skipped.
+  same_runner.max_cost_ratio = 2.0;
+  CHECK(row(check(json_of(base), json_of(cur), same_runner), "cpu/fused").verdict ==
+        Verdict::skipped);
 }
 
 TEST_CASE(
@@ -284,6 +308,7 @@ TEST_CASE("a baseline that never reached its asymptote lends no lengths to a cur
   CHECK(f.verdict == Verdict::skipped);
   CHECK(mentions(f.reasons,
                  "the reports share 1 length at or above both fits' fit_from (L >= 16384)"));
+  CHECK(mentions(f.notes, "the baseline did not reach its asymptote"));
 }
 
 TEST_CASE("a path ok in the baseline and failed in the current report is a regression") {

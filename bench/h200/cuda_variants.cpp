@@ -297,8 +297,8 @@ int timeline(const std::string& outdir, const char* spec) {
           quantile(end, 1), merge_end.size(), merge_end.empty() ? 0.0 : quantile(merge_end, 1));
       if (!merge_end.empty())
         std::printf(
-            "          merging blocks, median us: epilogue %.2f, fence %.2f, atomic and fence "
-            "%.2f, merge %.2f (partials landed after %.2f)\n",
+            "          merging blocks, median us: epilogue %.2f, barrier (fence before run 48) "
+            "%.2f, fence and atomic %.2f, merge %.2f (partials landed after %.2f)\n",
             quantile(epilogue, 0.5), quantile(fence, 0.5), quantile(atomic, 0.5),
             quantile(merge, 0.5), landed.empty() ? 0.0 : quantile(landed, 0.5));
     }

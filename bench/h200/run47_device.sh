@@ -5,6 +5,8 @@
 # 0.3-1.3 us of a split block's tail in the fence and 0.6-1.9 us in the atomic, SM time the next
 # call's blocks wait for. Alone and with waves=0.97 (at most 32 splits). GPU tests and
 # compute-sanitizer under fence=1, cuda_variants b1 twice (specs in opposite orders), timelines.
+# In this run `fence=1` named the new arrival; the product adopted it in run 48, and `fence=1`
+# names the old fences since (run with that build, this script's labels are swapped).
 # Usage: bench/h200/run47_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}

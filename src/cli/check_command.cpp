@@ -56,7 +56,7 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "lengths both share at or above both fits' fit_from (at least 3; where fewer, the\n"
       "current fit starts past the baseline's and the baseline reached its asymptote, from\n"
       "the first of the baseline's fitted lengths where the current's shares reach 0.8 on;\n"
-      "else skipped).\n"
+      "else skipped, but for the cost rule, which needs no shared lengths).\n"
       "For each backend/path with fits in both reports, a regression is:\n"
       "  - the exponent p above baseline p + tolerance, with the current 95% CI wholly above\n"
       "    it too (the point estimate where the fit has no CI); exactly at the limit passes;\n"

@@ -110,27 +110,50 @@ void judge(CheckRow& row, const CheckOptions& o) {
   // because the current read's fixed cost grew: its shares below the region stay under the
   // threshold, and the exponent there would describe the fixed cost (a lower one, judged ok).
   // Nor against a baseline that never reached its asymptote: its region is not the read's.
-  if (int(row.lengths.size()) < kCheckMinLengths && c.fit->fit_from > b.fit->fit_from &&
-      b.fit->asymptote_reached) {
+  std::string not_fallen_back;  // why the baseline's lengths were not compared instead
+  if (int(row.lengths.size()) < kCheckMinLengths && c.fit->fit_from > b.fit->fit_from) {
     const double shared_from = first_dominant_length(c, b.fit->fit_from);
-    if (shared_from < c.fit->fit_from) {
+    if (!b.fit->asymptote_reached) {
+      not_fallen_back =
+          "not compared over the baseline's fitted lengths: the baseline did not "
+          "reach its asymptote";
+    } else if (!(shared_from < c.fit->fit_from)) {
+      not_fallen_back = "not compared below L=" + format_number(c.fit->fit_from) +
+                        ": the current read's length-dependent share is under " +
+                        format_number(kAsymptoteShare) +
+                        " there (its time is more fixed cost than the baseline's)";
+    } else {
       share_from(shared_from);
       if (int(row.lengths.size()) >= kCheckMinLengths) {
         row.notes.push_back(
-            "compared over the baseline's fitted lengths from L=" + format_number(shared_from) +
-            ": the current fit starts past them, at L=" + format_number(c.fit->fit_from) +
-            ", where its cost per token settles");
+            "compared over the baseline's fitted lengths from L=" +
+            format_number(row.lengths.front()) +
+            ": the current fit starts past them, at L=" + format_number(c.fit->fit_from));
       } else {
         share_from(from);
       }
     }
   }
+  const bool costs = b.fit->affine.marginal_s > 0 && c.fit->affine.marginal_s > 0;
   if (int(row.lengths.size()) < kCheckMinLengths) {
-    row.reasons.push_back(strprintf(
+    const std::string skip = strprintf(
         "the reports share %zu length%s at or above both fits' fit_from (L >= %s); %d are "
         "needed to compare exponents",
         row.lengths.size(), row.lengths.size() == 1 ? "" : "s", format_number(from).c_str(),
-        kCheckMinLengths));
+        kCheckMinLengths);
+    if (!not_fallen_back.empty()) row.notes.push_back(not_fallen_back);
+    // Each side's marginal cost is its own fit's, whatever lengths they share: the cost rule
+    // still holds where the exponents cannot be compared.
+    if (o.max_cost_ratio && costs &&
+        c.fit->affine.marginal_s / b.fit->affine.marginal_s > *o.max_cost_ratio) {
+      row.cost_ratio = c.fit->affine.marginal_s / b.fit->affine.marginal_s;
+      row.verdict = Verdict::regression;
+      row.reasons.push_back(
+          strprintf("marginal cost per token ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
+      row.notes.push_back("exponents not compared: " + skip);
+      return;
+    }
+    row.reasons.push_back(skip);
     return;
   }
   row.baseline_fit = fit_power_law(bp);
@@ -139,8 +162,7 @@ void judge(CheckRow& row, const CheckOptions& o) {
   const FitResult& cf = *row.current_fit;
   row.verdict = Verdict::ok;
   row.delta_exponent = cf.exponent - bf.exponent;
-  if (b.fit->affine.marginal_s > 0 && c.fit->affine.marginal_s > 0)
-    row.cost_ratio = c.fit->affine.marginal_s / b.fit->affine.marginal_s;
+  if (costs) row.cost_ratio = c.fit->affine.marginal_s / b.fit->affine.marginal_s;
 
   const double limit = bf.exponent + o.tolerance;
   if (cf.exponent > limit + kExponentSlack) {

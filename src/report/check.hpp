@@ -69,7 +69,8 @@ constexpr int kCheckMinLengths = 3;
 // fit_from (at least kCheckMinLengths; where fewer, the current fit starts past the
 // baseline's and the baseline reached its asymptote, over those both share from the first of
 // the baseline's fitted lengths from which the current read's own shares reach
-// kAsymptoteShare, with a note; else the row is skipped saying so). A regression: the
+// kAsymptoteShare, with a note; else the row is skipped saying so, unless the cost gate is on
+// and the marginal cost ratio, each side's own fit's, exceeds it: a regression all the same). A regression: the
 // exponent rose by more than the tolerance and its 95% CI lies wholly above baseline +
 // tolerance; or the regime worsened (flat < sublinear < linear < superlinear) with the current
 // CI wholly inside worse bands; or, with the cost gate on, the ratio of marginal costs per

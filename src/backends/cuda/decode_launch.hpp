@@ -78,13 +78,13 @@ struct DecodeParams {
   int trigger_after_issue = 0;
   int merge_variant = 0;  // a variant: 2 the two-pass split merge of runs 25-28
   // A variant: 1 every thread of a split block also fences (sequentially consistent, GPU
-  // scope) before its arrival at the split counter and, in the merging block, after it: the
-  // product before run 47.
+  // scope) before its arrival at the split counter and, in the merging block, after it, as the
+  // product did before run 47 (thread 0's acquire-release fences stay: not quite that product).
   int fence_variant = 0;
   // Variant builds: where each block writes its globaltimer stamps, [blocks][kTimelineStamps]
-  // in grid order (start, reads done, outputs or partials written, partials fenced, the split
-  // merge begun (0 where this block did not merge), end, the merge's first partials landed (0
-  // where not measured)); null: none.
+  // in grid order (start, reads done, outputs or partials written, the block's barrier after them
+  // (and the fence=1 variant's fences), the split merge begun (0 where this block did not merge),
+  // end, the merge's first partials landed (0 where not measured)); null: none.
   unsigned long long* timeline = nullptr;
 };
 constexpr int kTimelineStamps = 7;

@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     if (p.split_counters == nullptr) return;  // the merge_kernel variant merges afterwards
 
     // The last block of this (sequence, KV head, head tile) to finish merges all splits
-    // (threadFenceReduction pattern) and re-arms the counter for the next call.
+    // (a counter of arrivals, as CUTLASS's semaphore) and re-arms the counter for the next call.
     // The block's barrier orders every thread's partials before thread 0's fence, which
     // releases them with its atomic and, in the last block, acquires the other blocks' before
     // the barrier that lets the block read them (one thread's acquire-release fence: every
