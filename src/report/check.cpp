@@ -121,7 +121,7 @@ void judge(CheckRow& row, const CheckOptions& o) {
       not_fallen_back = "not compared below L=" + format_number(c.fit->fit_from) +
                         ": the current read's length-dependent share is under " +
                         format_number(kAsymptoteShare) +
-                        " there (its time is more fixed cost than the baseline's)";
+                        " there (a fifth or more of its time there is fixed cost)";
     } else {
       share_from(shared_from);
       if (int(row.lengths.size()) >= kCheckMinLengths) {

@@ -70,11 +70,11 @@ constexpr int kCheckMinLengths = 3;
 // baseline's and the baseline reached its asymptote, over those both share from the first of
 // the baseline's fitted lengths from which the current read's own shares reach
 // kAsymptoteShare, with a note; else the row is skipped saying so, unless the cost gate is on
-// and the marginal cost ratio, each side's own fit's, exceeds it: a regression all the same). A regression: the
-// exponent rose by more than the tolerance and its 95% CI lies wholly above baseline +
-// tolerance; or the regime worsened (flat < sublinear < linear < superlinear) with the current
-// CI wholly inside worse bands; or, with the cost gate on, the ratio of marginal costs per
-// token exceeds it. Also a regression: a path ok in the baseline and `failed` in the current
+// and the marginal cost ratio, each side's own fit's, exceeds it: a regression all the same).
+// A regression: the exponent rose by more than the tolerance and its 95% CI lies wholly above
+// baseline + tolerance; or the regime worsened (flat < sublinear < linear < superlinear) with
+// the current CI wholly inside worse bands; or, with the cost gate on, the ratio of marginal costs
+// per token exceeds it. Also a regression: a path ok in the baseline and `failed` in the current
 // report. Skipped: unavailable in the current report, absent from either, no fit on either side.
 // Throws InputError when nothing is judged (a gate that compares nothing must not pass); with
 // the cost gate on, a row whose marginal cost is not > 0 gets a note and no ratio. Validates
