@@ -186,34 +186,6 @@ TEST_CASE("fewer than three shared lengths skip the row, saying so") {
   CHECK(mentions(f.reasons, "3 are needed"));
 }
 
-TEST_CASE("a current fit that starts past the baseline's region is compared over the baseline's") {
-  // The baseline is affine (200 ns + 1 ns a token) over 1024..65536; the current read costs
-  // 1.6x a token from 16384 on and was timed to 1048576, so its cost per token settles only
-  // from 16384 and its auto region starts there, sharing two lengths past both fit_froms.
-  auto affine = [](std::int64_t last, double step) {
-    std::vector<std::pair<std::int64_t, double>> pts;
-    for (std::int64_t L = 1024; L <= last; L *= 4)
-      pts.emplace_back(L, 200e-9 + 1e-9 * double(L) * (L >= 16384 ? step : 1.0));
-    return pts;
-  };
-  RunResult base = synthetic_run(), cur = synthetic_run();
-  base.results[kFused] = timed_path(Path::fused, affine(65536, 1.0), std::nullopt);
-  cur.results[kFused] = timed_path(Path::fused, affine(1048576, 1.6), std::nullopt);
-  REQUIRE(base.results[kFused].fit->fit_from == 1024);
-  REQUIRE(cur.results[kFused].fit->fit_from == 16384);
-  const auto json_of = [](const RunResult& r) {
-    return build_report(r, readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
-  };
-  CheckOptions same_runner;
-  same_runner.max_cost_ratio = 1.4;
-  const CheckRow f = row(check(json_of(base), json_of(cur), same_runner), "cpu/fused");
-  CHECK(f.lengths == std::vector<double>{1024, 4096, 16384, 65536});
-  CHECK(mentions(f.notes, "compared over the baseline's fitted lengths from L=1024"));
-  CHECK(f.verdict == Verdict::regression);  // the cost rule: 1.6 ns a token against 1 ns
-  REQUIRE(f.cost_ratio);
-  CHECK(*f.cost_ratio == doctest::Approx(1.6).epsilon(0.01));
-}
-
 namespace {
 
 // t = t0 + 1 ns a token at L = 1024, 4096, ... up to `last`, times `step` a token from 16384 on.
@@ -238,6 +210,25 @@ Json json_of(const RunResult& r) {
 }
 
 }  // namespace
+
+TEST_CASE("a current fit that starts past the baseline's region is compared over the baseline's") {
+  // The baseline is affine (200 ns + 1 ns a token) over 1024..65536; the current read costs
+  // 1.6x a token from 16384 on and was timed to 1048576, so its cost per token settles only
+  // from 16384 and its auto region starts there, sharing two lengths past both fit_froms.
+  RunResult base = synthetic_run(), cur = synthetic_run();
+  base.results[kFused] = timed_path(Path::fused, stepped(65536, 200e-9, 1.0), std::nullopt);
+  cur.results[kFused] = timed_path(Path::fused, stepped(1048576, 200e-9, 1.6), std::nullopt);
+  REQUIRE(base.results[kFused].fit->fit_from == 1024);
+  REQUIRE(cur.results[kFused].fit->fit_from == 16384);
+  CheckOptions same_runner;
+  same_runner.max_cost_ratio = 1.4;
+  const CheckRow f = row(check(json_of(base), json_of(cur), same_runner), "cpu/fused");
+  CHECK(f.lengths == std::vector<double>{1024, 4096, 16384, 65536});
+  CHECK(mentions(f.notes, "compared over the baseline's fitted lengths from L=1024"));
+  CHECK(f.verdict == Verdict::regression);  // the cost rule: 1.6 ns a token against 1 ns
+  REQUIRE(f.cost_ratio);
+  CHECK(*f.cost_ratio == doctest::Approx(1.6).epsilon(0.01));
+}
 
 TEST_CASE("a current region moved up by a larger fixed cost is not compared below it") {
   // The current read costs 3 us a call more than the baseline's 200 ns, the same 1 ns a token:
