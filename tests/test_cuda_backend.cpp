@@ -220,6 +220,36 @@ TEST_CASE("a long single sequence splits its history and matches the reference")
   }
 }
 
+TEST_CASE("a short split history merged through a thread block cluster matches the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const Types& t : kAllTypes)
+    for (const int head_dim : {64, 128, 256})
+      for (const int kv_heads : {8, 2})
+        for (const std::int64_t length : {257, 1000, 2048}) {
+          Case c;
+          c.dtype = t.q;
+          c.kv = t.kv;
+          c.batch = 1;
+          c.kv_heads = kv_heads;
+          c.head_dim = head_dim;
+          c.length = length;
+#if defined(READBENCH_HAVE_CUDA)
+          const rb::cuda::DecodePlan plan =
+              rb::cuda::plan_decode(problem_of(c), rb::cuda::KvLayout::paged,
+                                    backend->gpu_info()->sm_count, test_tuning());
+          INFO(describe(c), " splits=", plan.splits, " cluster=", plan.cluster);
+          CHECK(plan.splits > 1);
+          CHECK((plan.cluster == 1 || plan.cluster == plan.splits));
+          // The shape the clusters were measured on takes one wherever the kernels can.
+          if (t.q == rb::DType::bf16 && !t.kv && head_dim == 128 && kv_heads == 8 &&
+              rb::cuda::kernels_support_dependent_launch() && test_tuning().cluster >= 8)
+            CHECK(plan.cluster == plan.splits);
+#endif
+          check_paths(*backend, c);
+        }
+}
+
 TEST_CASE("a merge of more splits than its block stages at once matches the reference") {
   auto backend = cuda_or_skip();
   if (!backend) return;

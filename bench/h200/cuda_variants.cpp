@@ -353,7 +353,7 @@ int b1(const char* csv_path, const std::vector<std::string>& specs) {
   shapes.back().kv_storage = rb::DType::e4m3;
   std::ofstream csv(csv_path);
   csv << "kv,batch,head_dim,spec,length,replicas,samples,min_us,median_us,kv_tbps_min,splits,"
-         "err\n";
+         "err,cluster\n";
   for (rb::Workload w : shapes) {
     const double kv_bytes = double(w.kv_bytes_per_call());
     w.replicas = int(std::clamp(std::ceil(256.0 * (1 << 20) / kv_bytes), 1.0, 48.0));
@@ -367,7 +367,9 @@ int b1(const char* csv_path, const std::vector<std::string>& specs) {
       be->retune(t);
       const double err = rb::relative_error(be->run_for_check(rb::Path::fused), ref);
       const bool ok = err <= rb::tolerance(w.dtype);
-      const int splits = rb::cuda::plan_decode(prob, rb::cuda::KvLayout::paged, sm_count, t).splits;
+      const rb::cuda::DecodePlan plan =
+          rb::cuda::plan_decode(prob, rb::cuda::KvLayout::paged, sm_count, t);
+      const int splits = plan.splits;
       const Stat st =
           ok ? sample(*be, rb::Path::fused, w.replicas, rb::CacheState::cold, 30) : Stat{};
       // Again after the replays: overlapping calls (a dependent launch) share the split
@@ -379,13 +381,15 @@ int b1(const char* csv_path, const std::vector<std::string>& specs) {
       const double tbps = ok ? kv_bytes / st.min / 1e12 : 0.0;
       std::printf(
           "b1 kv=%-5s B=%2d D=%3d spec=%-22s L=%7lld reps=%2d min=%8.2f us med=%8.2f us "
-          "%6.3f TB/s splits=%3d err=%.2g %s\n",
+          "%6.3f TB/s splits=%3d cluster=%d err=%.2g %s\n",
           kv.c_str(), w.shape.batch, w.shape.head_dim, spec.c_str(), (long long)w.length,
-          w.replicas, st.min * 1e6, st.median * 1e6, tbps, splits, err, ok ? "ok" : "FAIL");
+          w.replicas, st.min * 1e6, st.median * 1e6, tbps, splits, plan.cluster, err,
+          ok ? "ok" : "FAIL");
       std::fflush(stdout);
       csv << kv << "," << w.shape.batch << "," << w.shape.head_dim << ",\"" << spec << "\","
           << w.length << "," << w.replicas << "," << st.n << "," << st.min * 1e6 << ","
-          << st.median * 1e6 << "," << tbps << "," << splits << "," << err << "\n";
+          << st.median * 1e6 << "," << tbps << "," << splits << "," << err << "," << plan.cluster
+          << "\n";
       csv.flush();
     }
     be->retune(rb::cuda::Tuning{});

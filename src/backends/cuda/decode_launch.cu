@@ -17,6 +17,70 @@ int ceil_div(std::int64_t a, std::int64_t b) {
   return int((a + b - 1) / b);
 }
 
+// Lets `function` take `bytes` of dynamic shared memory; never lowers what an earlier plan of
+// the same kernel (still launched) was allowed.
+void allow_dynamic_smem(const void* function, std::size_t bytes) {
+  cudaFuncAttributes a{};
+  RB_CUDA_CHECK(cudaFuncGetAttributes(&a, function));
+  if (std::size_t(a.maxDynamicSharedSizeBytes) < bytes)
+    RB_CUDA_CHECK(
+        cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
+// Whether the kernels hold sm_90 code (the cluster instructions) and no variant merges the
+// splits its own way.
+bool clusters_allowed(const Tuning& t) {
+  if (t.cluster <= 1 || !kernels_support_dependent_launch()) return false;
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (t.merge_kernel || t.merge_variant != 0) return false;
+#endif
+  return true;
+}
+
+// Each row of `plan` (splits > 1, at most t.cluster and 16) as one cluster, where its blocks'
+// partials fit the first's shared memory and every cluster of the grid is resident at once
+// (rows of several clusters, or clusters waiting for SMs, measured slower: bench/h200 run 49);
+// sets plan.cluster and plan.split_smem_bytes, or leaves them.
+void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, DecodePlan& plan) {
+  const DecodeKernel& k = plan.kernel;
+  const int cluster = plan.splits;
+  if (!clusters_allowed(t) || cluster > t.cluster || cluster > 16) return;
+  int device = 0, optin = 0;
+  RB_CUDA_CHECK(cudaGetDevice(&device));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  // A block's query heads: its head tile's (at most heads_per_block) of each KV head.
+  const std::size_t heads = std::size_t(k.kv_per_block == 1 ? std::min(p.group(), k.heads_per_block)
+                                                            : k.kv_per_block * p.group());
+  std::size_t smem = k.cluster_slots_offset +
+                     std::size_t(cluster) * heads * std::size_t(p.head_dim + 1) * sizeof(float);
+  int per_sm = 0;
+  RB_CUDA_CHECK(
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  if (t.cluster_spread) smem = std::max(smem, (std::size_t(per_sm) / 2 + 16) / 16 * 16);
+  if (smem > std::size_t(optin)) return;
+  allow_dynamic_smem(k.function, smem);
+  if (cluster > 8)
+    RB_CUDA_CHECK(
+        cudaFuncSetAttribute(k.function, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(cluster), unsigned(rows / p.batch), unsigned(p.batch));
+  config.blockDim = dim3(unsigned(k.threads));
+  config.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim = {unsigned(cluster), 1, 1};
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int resident = 0;
+  if (cudaOccupancyMaxActiveClusters(&resident, k.function, &config) != cudaSuccess) {
+    (void)cudaGetLastError();  // a size this device cannot launch: no clusters
+    return;
+  }
+  if (resident < rows) return;
+  plan.cluster = cluster;
+  plan.split_smem_bytes = smem;
+}
+
 #if defined(READBENCH_BENCH_VARIANTS)
 // Flash-decoding's second step as its own kernel (the merge_kernel variant): one block of
 // 128 threads per sequence and query head. Under a dependent launch it is the decode's
@@ -66,9 +130,7 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   const DecodeKernel k = layout == KvLayout::paged ? find_paged_decode_kernel(p, t)
                                                    : find_contiguous_decode_kernel(p, t);
   // Always: the kernel's static shared memory counts against the 48 KiB default too.
-  for (const void* f : {k.function, k.unsplit_function})
-    RB_CUDA_CHECK(
-        cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(k.smem_bytes)));
+  for (const void* f : {k.function, k.unsplit_function}) allow_dynamic_smem(f, k.smem_bytes);
   DecodePlan plan;
   plan.kernel = k;
   plan.copy_through_l1 = t.copy_through_l1;
@@ -125,6 +187,10 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   }
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
+  // A row of few splits merges through a cluster's shared memory instead of the workspace and
+  // the counter (Tuning::cluster).
+  plan.split_smem_bytes = k.smem_bytes;
+  if (plan.splits > 1) plan_clusters(p, t, blocks, plan);
   return plan;
 }
 
@@ -158,6 +224,10 @@ void apply_tuning(Tuning& t, std::string_view spec) {
       t.min_split_tokens = int(x);
     else if (key == "shortsplit")
       t.short_split_tokens = int(x);
+    else if (key == "cluster")
+      t.cluster = int(x);
+    else if (key == "spread")
+      t.cluster_spread = x != 0;
     else if (key == "graph")
       t.graph_replay = x != 0;
     else if (key == "flushread")
@@ -188,19 +258,24 @@ void apply_tuning(Tuning& t, std::string_view spec) {
 #endif
 
 cudaError_t launch_kernel(const void* function, dim3 grid, dim3 block, std::size_t smem,
-                          void** args, bool dependent, cudaStream_t stream) {
+                          void** args, bool dependent, cudaStream_t stream, unsigned cluster) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem;
   config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attributes[2]{};
+  unsigned n = 0;
   if (dependent) {
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    attributes[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[n++].val.programmaticStreamSerializationAllowed = 1;
   }
+  if (cluster > 1) {
+    attributes[n].id = cudaLaunchAttributeClusterDimension;
+    attributes[n++].val.clusterDim = {cluster, 1, 1};
+  }
+  config.attrs = attributes;
+  config.numAttrs = n;
   return cudaLaunchKernelExC(&config, function, args);
 }
 
@@ -241,10 +316,12 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   void* args[] = {&params};
   // Only a split history pays for partials and the merge (the kernel compiled without them
   // would race on the output with more than one split).
-  const void* function = plan.splits > 1 ? plan.kernel.function : plan.kernel.unsplit_function;
-  const cudaError_t status =
-      launch_kernel(function, grid, dim3(unsigned(plan.kernel.threads)), plan.kernel.smem_bytes,
-                    args, plan.dependent_launch, stream);
+  const bool split = plan.splits > 1;
+  params.cluster = split ? plan.cluster : 1;
+  const cudaError_t status = launch_kernel(
+      split ? plan.kernel.function : plan.kernel.unsplit_function, grid,
+      dim3(unsigned(plan.kernel.threads)), split ? plan.split_smem_bytes : plan.kernel.smem_bytes,
+      args, plan.dependent_launch, stream, unsigned(params.cluster));
 #if defined(READBENCH_BENCH_VARIANTS)
   // The merge_kernel variant passes no counters: the splits merge in a second kernel.
   if (status == cudaSuccess && plan.splits > 1 && params.split_counters == nullptr)

@@ -7,11 +7,13 @@
 // one is computed, block-table entries fetched a tile ahead. Each warp keeps an online softmax
 // (running max, running sum, f32 accumulator); the warps merge in shared memory and, when the
 // history is split across thread blocks (flash-decoding), the last block of a split row to
-// finish merges the splits. Launched as a programmatic dependent of the kernel before (sm_90
-// on), a block walks a read-only (paged) history and starts its first copies before waiting
-// for that kernel; q, the outputs and the split workspace wait. Each block lets the next kernel
-// launch once a warp has its last copies in flight (once its reads are done where a warp's
-// tiles all fit its pipeline's stages, so that its copies all go out before its first tile).
+// finish merges the splits, or, where the row's few splits run as one thread block cluster
+// (DecodeParams::cluster), its first block merges them from its shared memory. Launched as a
+// programmatic dependent of the kernel before (sm_90 on), a block walks a read-only (paged) history
+// and starts its first copies before waiting for that kernel; q, the outputs and the split
+// workspace wait. Each block lets the next kernel launch once a warp has its last copies in flight
+// (once its reads are done where a warp's tiles all fit its pipeline's stages, so that its copies
+// all go out before its first tile).
 //
 // Two policies make the variants:
 //   Rows (rows.cuh): PagedRows walks the block table (the fused path); ContiguousRows reads the
@@ -47,6 +49,12 @@ __host__ __device__ constexpr std::size_t decode_smem_bytes() {
   const std::size_t pipeline = std::size_t(kWarps) * kStages * stage_chunks<Math>() * 16;
   const std::size_t epilogue = std::size_t(kWarps) * Math::kHeads * (Math::D + 2) * sizeof(float);
   return pipeline > epilogue ? pipeline : epilogue;
+}
+
+// Where a cluster's partials go in its first block's shared memory: after the pipeline's bytes.
+template <class Math, int kWarps, int kStages>
+__host__ __device__ constexpr std::size_t cluster_slots_offset() {
+  return (decode_smem_bytes<Math, kWarps, kStages>() + 15) / 16 * 16;
 }
 
 #if defined(READBENCH_BENCH_VARIANTS)  // bench/h200's timelines
@@ -243,6 +251,10 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   if (stamps != nullptr && threadIdx.x == 0)
     stamps[0] = global_timer_ns(), stamps[3] = stamps[4] = stamps[6] = 0;
 #endif
+  // A split row in clusters (DecodeParams::cluster): this block has started; the blocks of
+  // its cluster wait for that before they write its shared memory.
+  if constexpr (kSplit)
+    if (p.cluster > 1) cluster_arrive_relaxed();
   // Under a dependent launch (Tuning::dependent_launch) this kernel may start while the
   // previous kernel of the stream still runs: q, the outputs and the split workspace wait for
   // it; a read-only history (the paged pools) is walked and its first tiles copied before that.
@@ -345,6 +357,17 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       std::size_t(b) * p.q_heads + std::size_t(kv_first) * p.group + head_tile * kHeads;
   const int heads_here = kKvPerBlock == 1 ? valid_heads : kKvPerBlock * p.group;
   constexpr int kQuads = D / 4;  // four consecutive d per thread
+  // In a cluster, this block's partials go to its slot in the first block's shared memory:
+  // [cluster][heads_here][D] outputs, then [cluster][heads_here] log-sum-exps.
+  constexpr std::size_t kSlotsOffset = cluster_slots_offset<Math, kWarps, kStages>();
+  const unsigned rank = kSplit && p.cluster > 1 ? cluster_rank() : 0;
+  uint32_t slots = 0;  // shared::cluster address of the first block's slots
+  if constexpr (kSplit)
+    if (p.cluster > 1) {
+      cluster_wait();  // every block of the cluster has started
+      slots = map_to_rank(
+          static_cast<uint32_t>(__cvta_generic_to_shared(smem)) + uint32_t(kSlotsOffset), 0);
+    }
   for (int idx = threadIdx.x; idx < kKvPerBlock * valid_heads * kQuads; idx += kWarps * kWarp) {
     const int kv = idx / (valid_heads * kQuads), h = idx / kQuads % valid_heads;
     const int d = idx % kQuads * 4;
@@ -373,6 +396,14 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       store_out<T>(p.out, bh * D + d + 1, acc.y * inv);
       store_out<T>(p.out, bh * D + d + 2, acc.z * inv);
       store_out<T>(p.out, bh * D + d + 3, acc.w * inv);
+    } else if (p.cluster > 1) {
+      const int hh = int(bh - bh0);
+      store_cluster(slots + uint32_t(((int(rank) * heads_here + hh) * D + d) * sizeof(float)),
+                    make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv));
+      if (d == 0)
+        store_cluster(slots + uint32_t((p.cluster * heads_here * D + int(rank) * heads_here + hh) *
+                                       sizeof(float)),
+                      m_all + log2f(sum));
     } else {
       *reinterpret_cast<float4*>(p.partial_out + (bh * p.splits + split) * D + d) =
           make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
@@ -387,6 +418,49 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     return;
   } else {
     if (p.split_counters == nullptr) return;  // the merge_kernel variant merges afterwards
+
+    // A row in one cluster: its blocks leave once their partials are in the first block's
+    // slots, and the first merges them into the output (no workspace, no counter).
+    if (p.cluster > 1) {
+      cluster_arrive_release();
+      if (rank != 0) {
+#if defined(READBENCH_BENCH_VARIANTS)
+        if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
+#endif
+        return;
+      }
+      cluster_wait();
+      const float* slot =
+          reinterpret_cast<const float*>(reinterpret_cast<const char*>(smem) + kSlotsOffset);
+      const float* slot_lse = slot + p.cluster * heads_here * D;
+      for (int idx = threadIdx.x; idx < heads_here * kQuads; idx += kWarps * kWarp) {
+        const int hh = idx / kQuads, d = idx % kQuads * 4;
+        float m = -CUDART_INF_F;  // every split holds a token: its log-sum-exp is finite
+        for (int r = 0; r < p.cluster; ++r) m = fmaxf(m, slot_lse[r * heads_here + hh]);
+        float l = 0.0f;
+        float4 a = make_float4(0, 0, 0, 0);
+        for (int r = 0; r < p.cluster; ++r) {
+          const float w = exp2f(slot_lse[r * heads_here + hh] - m);
+          const float4 x = *reinterpret_cast<const float4*>(slot + (r * heads_here + hh) * D + d);
+          l += w;
+          a.x = fmaf(w, x.x, a.x);
+          a.y = fmaf(w, x.y, a.y);
+          a.z = fmaf(w, x.z, a.z);
+          a.w = fmaf(w, x.w, a.w);
+        }
+        const float inv = 1.0f / l;
+        const std::size_t o = (bh0 + std::size_t(hh)) * D + d;
+        store_out<T>(p.out, o, a.x * inv);
+        store_out<T>(p.out, o + 1, a.y * inv);
+        store_out<T>(p.out, o + 2, a.z * inv);
+        store_out<T>(p.out, o + 3, a.w * inv);
+      }
+#if defined(READBENCH_BENCH_VARIANTS)
+      if (stamps != nullptr) __syncthreads();
+      if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
+#endif
+      return;
+    }
 
     // The last block of this (sequence, KV head, head tile) to finish merges all splits
     // (a counter of arrivals, as CUTLASS's semaphore) and re-arms the counter for the next call.

@@ -25,6 +25,7 @@ DecodeKernel decode_kernel_entry() {
       &decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock, false>);
   k.threads = kWarps * kWarp;
   k.smem_bytes = decode_smem_bytes<Math, kWarps, kStages>();
+  k.cluster_slots_offset = cluster_slots_offset<Math, kWarps, kStages>();
   k.tile_tokens = Math::kTile;
   k.heads_per_block = Math::kHeads;
   k.kv_per_block = kKvPerBlock;

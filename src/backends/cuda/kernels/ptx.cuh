@@ -83,6 +83,62 @@ __device__ __forceinline__ int atomic_add_relaxed_gpu(int* address, int value) {
   return old;
 }
 
+// Thread block clusters (sm_90 on; the host launches clusters only where the kernels were
+// compiled for sm_90, so elsewhere these are never reached and compile to nothing). Every
+// thread of a cluster arrives at the cluster barrier and later waits for its phase; a thread
+// that has arrived may exit, and a wait counts only threads that have not.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+#endif
+  return r;
+}
+
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+#endif
+}
+
+// Releases this thread's earlier writes (to its own and to other blocks' shared memory).
+__device__ __forceinline__ void cluster_arrive_release() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#endif
+}
+
+// Waits for the current phase; acquires what the arriving threads released.
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+
+// The shared::cluster address of `smem_addr` (a shared::cta address of this block) in the
+// block of cluster rank `rank`, and stores there.
+__device__ __forceinline__ uint32_t map_to_rank(uint32_t smem_addr, unsigned rank) {
+  uint32_t out = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(smem_addr), "r"(rank));
+#endif
+  return out;
+}
+
+__device__ __forceinline__ void store_cluster(uint32_t addr, float4 v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(v.x),
+               "f"(v.y), "f"(v.z), "f"(v.w)
+               : "memory");
+#endif
+}
+
+__device__ __forceinline__ void store_cluster(uint32_t addr, float v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("st.shared::cluster.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
+#endif
+}
+
 // The GPU's global nanosecond timer (bench/h200's timelines).
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;
