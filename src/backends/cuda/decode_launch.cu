@@ -58,10 +58,10 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
       cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   if (t.cluster_spread) smem = std::max(smem, (std::size_t(per_sm) / 2 + 16) / 16 * 16);
   if (smem > std::size_t(optin)) return;
-  allow_dynamic_smem(k.function, smem);
+  allow_dynamic_smem(k.cluster_function, smem);
   if (cluster > 8)
-    RB_CUDA_CHECK(
-        cudaFuncSetAttribute(k.function, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    RB_CUDA_CHECK(cudaFuncSetAttribute(k.cluster_function,
+                                       cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(cluster), unsigned(rows / p.batch), unsigned(p.batch));
   config.blockDim = dim3(unsigned(k.threads));
@@ -72,7 +72,7 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
   config.attrs = &attribute;
   config.numAttrs = 1;
   int resident = 0;
-  if (cudaOccupancyMaxActiveClusters(&resident, k.function, &config) != cudaSuccess) {
+  if (cudaOccupancyMaxActiveClusters(&resident, k.cluster_function, &config) != cudaSuccess) {
     (void)cudaGetLastError();  // a size this device cannot launch: no clusters
     return;
   }
@@ -318,10 +318,13 @@ cudaError_t launch_decode(const DecodeProblem& p, const DecodePlan& plan, Decode
   // would race on the output with more than one split).
   const bool split = plan.splits > 1;
   params.cluster = split ? plan.cluster : 1;
-  const cudaError_t status = launch_kernel(
-      split ? plan.kernel.function : plan.kernel.unsplit_function, grid,
-      dim3(unsigned(plan.kernel.threads)), split ? plan.split_smem_bytes : plan.kernel.smem_bytes,
-      args, plan.dependent_launch, stream, unsigned(params.cluster));
+  const void* function = !split               ? plan.kernel.unsplit_function
+                         : params.cluster > 1 ? plan.kernel.cluster_function
+                                              : plan.kernel.function;
+  const cudaError_t status =
+      launch_kernel(function, grid, dim3(unsigned(plan.kernel.threads)),
+                    split ? plan.split_smem_bytes : plan.kernel.smem_bytes, args,
+                    plan.dependent_launch, stream, unsigned(params.cluster));
 #if defined(READBENCH_BENCH_VARIANTS)
   // The merge_kernel variant passes no counters: the splits merge in a second kernel.
   if (status == cudaSuccess && plan.splits > 1 && params.split_counters == nullptr)

@@ -96,6 +96,7 @@ constexpr int kTimelineStamps = 7;
 struct DecodeKernel {
   const void* function = nullptr;          // the __global__ function, for a split history
   const void* unsplit_function = nullptr;  // the same for an unsplit one: no partials, no merge
+  const void* cluster_function = nullptr;  // for a split row launched as one cluster
   int threads = 0;
   std::size_t smem_bytes = 0;
   std::size_t cluster_slots_offset = 0;  // where a cluster's partials start in shared memory

@@ -213,8 +213,12 @@ __device__ void merge_splits_two_pass(const DecodeParams& p, std::size_t bh0, in
 // kSplit: compiled for a split history (partials, the merge) or for an unsplit one (neither:
 // the merge's code, never run there, had cost unsplit reads up to 5% on the H200 by how it
 // changed the main loop's compiled form, run 31; without it, e4m3 K/V at B=32 L=16384 is still
-// 1.0-1.4% behind the kernel before the staged merge, run 33; bench/h200/NOTES.md).
-template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock, bool kSplit>
+// 1.0-1.4% behind the kernel before the staged merge, run 33; bench/h200/NOTES.md). kCluster:
+// a split row launched as one thread block cluster (DecodeParams::cluster), merged in its first
+// block's shared memory; its own kernel, since the cluster's code in the split kernel had cost
+// e4m3 K/V B=1 calls of 32-33 splits, which never run as clusters, 2-3% (run 51).
+template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock, bool kSplit,
+          bool kCluster = false>
 __global__ void __launch_bounds__(kWarps* kWarp)
     decode_kernel(const __grid_constant__ DecodeParams p) {
   using T = typename Math::T;
@@ -229,6 +233,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   constexpr int kWarpsPerKv = kWarps / kKvPerBlock;
   static_assert(kTileChunks % kWarp == 0, "a tile is whole warp-wide copies");
   static_assert(kWarps % kKvPerBlock == 0, "whole warps per KV head");
+  static_assert(kSplit || !kCluster, "a cluster merges splits");
   extern __shared__ uint4 smem[];
 
   const int lane = threadIdx.x % kWarp;
@@ -251,10 +256,9 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   if (stamps != nullptr && threadIdx.x == 0)
     stamps[0] = global_timer_ns(), stamps[3] = stamps[4] = stamps[6] = 0;
 #endif
-  // A split row in clusters (DecodeParams::cluster): this block has started; the blocks of
-  // its cluster wait for that before they write its shared memory.
-  if constexpr (kSplit)
-    if (p.cluster > 1) cluster_arrive_relaxed();
+  // A split row as a cluster: this block has started; the other blocks of the cluster wait for
+  // that before they write its shared memory.
+  if constexpr (kCluster) cluster_arrive_relaxed();
   // Under a dependent launch (Tuning::dependent_launch) this kernel may start while the
   // previous kernel of the stream still runs: q, the outputs and the split workspace wait for
   // it; a read-only history (the paged pools) is walked and its first tiles copied before that.
@@ -360,14 +364,13 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   // In a cluster, this block's partials go to its slot in the first block's shared memory:
   // [cluster][heads_here][D] outputs, then [cluster][heads_here] log-sum-exps.
   constexpr std::size_t kSlotsOffset = cluster_slots_offset<Math, kWarps, kStages>();
-  const unsigned rank = kSplit && p.cluster > 1 ? cluster_rank() : 0;
+  const unsigned rank = kCluster ? cluster_rank() : 0;
   uint32_t slots = 0;  // shared::cluster address of the first block's slots
-  if constexpr (kSplit)
-    if (p.cluster > 1) {
-      cluster_wait();  // every block of the cluster has started
-      slots = map_to_rank(
-          static_cast<uint32_t>(__cvta_generic_to_shared(smem)) + uint32_t(kSlotsOffset), 0);
-    }
+  if constexpr (kCluster) {
+    cluster_wait();  // every block of the cluster has started
+    slots = map_to_rank(
+        static_cast<uint32_t>(__cvta_generic_to_shared(smem)) + uint32_t(kSlotsOffset), 0);
+  }
   for (int idx = threadIdx.x; idx < kKvPerBlock * valid_heads * kQuads; idx += kWarps * kWarp) {
     const int kv = idx / (valid_heads * kQuads), h = idx / kQuads % valid_heads;
     const int d = idx % kQuads * 4;
@@ -396,7 +399,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       store_out<T>(p.out, bh * D + d + 1, acc.y * inv);
       store_out<T>(p.out, bh * D + d + 2, acc.z * inv);
       store_out<T>(p.out, bh * D + d + 3, acc.w * inv);
-    } else if (p.cluster > 1) {
+    } else if constexpr (kCluster) {
       const int hh = int(bh - bh0);
       store_cluster(slots + uint32_t(((int(rank) * heads_here + hh) * D + d) * sizeof(float)),
                     make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv));
@@ -421,7 +424,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
 
     // A row in one cluster: its blocks leave once their partials are in the first block's
     // slots, and the first merges them into the output (no workspace, no counter).
-    if (p.cluster > 1) {
+    if constexpr (kCluster) {
       cluster_arrive_release();
       if (rank != 0) {
 #if defined(READBENCH_BENCH_VARIANTS)

@@ -23,6 +23,8 @@ DecodeKernel decode_kernel_entry() {
       reinterpret_cast<const void*>(&decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock, true>);
   k.unsplit_function = reinterpret_cast<const void*>(
       &decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock, false>);
+  k.cluster_function = reinterpret_cast<const void*>(
+      &decode_kernel<Math, Rows, kWarps, kStages, kKvPerBlock, true, true>);
   k.threads = kWarps * kWarp;
   k.smem_bytes = decode_smem_bytes<Math, kWarps, kStages>();
   k.cluster_slots_offset = cluster_slots_offset<Math, kWarps, kStages>();
