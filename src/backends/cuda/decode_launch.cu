@@ -57,7 +57,9 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
   RB_CUDA_CHECK(
       cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   if (t.cluster_spread) smem = std::max(smem, (std::size_t(per_sm) / 2 + 16) / 16 * 16);
-  if (smem > std::size_t(optin)) return;
+  cudaFuncAttributes a{};
+  RB_CUDA_CHECK(cudaFuncGetAttributes(&a, k.cluster_function));
+  if (smem + a.sharedSizeBytes > std::size_t(optin)) return;  // static shared memory counts too
   allow_dynamic_smem(k.cluster_function, smem);
   if (cluster > 8)
     RB_CUDA_CHECK(cudaFuncSetAttribute(k.cluster_function,

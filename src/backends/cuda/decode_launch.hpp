@@ -52,8 +52,8 @@ struct DecodeParams {
   const void* v = nullptr;  // same layout as k
   const std::int32_t* block_table = nullptr;  // [B, blocks_per_seq]; paged only
   void* out = nullptr;                        // [B, Hq, D]
-  float* partial_out = nullptr;               // [B, Hq, splits, D]; used when splits > 1
-  float* partial_lse = nullptr;               // [B, Hq, splits], log2 units
+  float* partial_out = nullptr;   // [B, Hq, splits, D]; used when splits > 1 (not in a cluster)
+  float* partial_lse = nullptr;   // [B, Hq, splits], log2 units
   int* split_counters = nullptr;  // [B, Hkv * head_tiles], zero between calls (null: merge kernel)
   int batch = 0, q_heads = 0, kv_heads = 0, head_dim = 0, block_size = 0;
   int length = 0, blocks_per_seq = 0;
@@ -117,8 +117,9 @@ struct Tuning {
   int short_split_tokens = 128;  // a split history that leaves SMs idle may go this fine (at
                                  // most 8 splits, each block on an SM of its own; plan_decode)
   // A row of at most `cluster` splits runs as one thread block cluster whose first block merges
-  // the others' partials from its shared memory (sm_90 on; no workspace, fence, counter), each
-  // block with more than half an SM's shared memory so that it has an SM to itself. bench/h200
+  // the others' partials from its shared memory (sm_90 on; the workspace, fence and counter go
+  // unused), with `cluster_spread` each block taking more than half an SM's shared memory so
+  // that it has an SM to itself. bench/h200
   // run 50: B=1 L=1024 5.80 -> 4.62 us (bf16), 6.03 -> 4.90 us (e4m3 K/V); L=2048 7.08 -> 6.15
   // and 7.02 -> 6.32 us. Without the SM to itself bf16 L=2048 was 7% slower; rows of several
   // clusters (run 49) 7-57% slower.

@@ -419,51 +419,54 @@ __global__ void __launch_bounds__(kWarps* kWarp)
 #endif
   if constexpr (!kSplit) {
     return;
-  } else {
-    if (p.split_counters == nullptr) return;  // the merge_kernel variant merges afterwards
-
+  } else if constexpr (kCluster) {
     // A row in one cluster: its blocks leave once their partials are in the first block's
     // slots, and the first merges them into the output (no workspace, no counter).
-    if constexpr (kCluster) {
-      cluster_arrive_release();
-      if (rank != 0) {
+    cluster_arrive_release();
 #if defined(READBENCH_BENCH_VARIANTS)
-        if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
+    if (stamps != nullptr && threadIdx.x == 0) stamps[3] = global_timer_ns();
 #endif
-        return;
-      }
-      cluster_wait();
-      const float* slot =
-          reinterpret_cast<const float*>(reinterpret_cast<const char*>(smem) + kSlotsOffset);
-      const float* slot_lse = slot + p.cluster * heads_here * D;
-      for (int idx = threadIdx.x; idx < heads_here * kQuads; idx += kWarps * kWarp) {
-        const int hh = idx / kQuads, d = idx % kQuads * 4;
-        float m = -CUDART_INF_F;  // every split holds a token: its log-sum-exp is finite
-        for (int r = 0; r < p.cluster; ++r) m = fmaxf(m, slot_lse[r * heads_here + hh]);
-        float l = 0.0f;
-        float4 a = make_float4(0, 0, 0, 0);
-        for (int r = 0; r < p.cluster; ++r) {
-          const float w = exp2f(slot_lse[r * heads_here + hh] - m);
-          const float4 x = *reinterpret_cast<const float4*>(slot + (r * heads_here + hh) * D + d);
-          l += w;
-          a.x = fmaf(w, x.x, a.x);
-          a.y = fmaf(w, x.y, a.y);
-          a.z = fmaf(w, x.z, a.z);
-          a.w = fmaf(w, x.w, a.w);
-        }
-        const float inv = 1.0f / l;
-        const std::size_t o = (bh0 + std::size_t(hh)) * D + d;
-        store_out<T>(p.out, o, a.x * inv);
-        store_out<T>(p.out, o + 1, a.y * inv);
-        store_out<T>(p.out, o + 2, a.z * inv);
-        store_out<T>(p.out, o + 3, a.w * inv);
-      }
+    if (rank != 0) {
 #if defined(READBENCH_BENCH_VARIANTS)
-      if (stamps != nullptr) __syncthreads();
       if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
 #endif
       return;
     }
+    cluster_wait();
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (stamps != nullptr && threadIdx.x == 0) stamps[4] = global_timer_ns();
+#endif
+    const float* slot =
+        reinterpret_cast<const float*>(reinterpret_cast<const char*>(smem) + kSlotsOffset);
+    const float* slot_lse = slot + p.cluster * heads_here * D;
+    for (int idx = threadIdx.x; idx < heads_here * kQuads; idx += kWarps * kWarp) {
+      const int hh = idx / kQuads, d = idx % kQuads * 4;
+      float m = -CUDART_INF_F;  // every split holds a token: its log-sum-exp is finite
+      for (int r = 0; r < p.cluster; ++r) m = fmaxf(m, slot_lse[r * heads_here + hh]);
+      float l = 0.0f;
+      float4 a = make_float4(0, 0, 0, 0);
+      for (int r = 0; r < p.cluster; ++r) {
+        const float w = exp2f(slot_lse[r * heads_here + hh] - m);
+        const float4 x = *reinterpret_cast<const float4*>(slot + (r * heads_here + hh) * D + d);
+        l += w;
+        a.x = fmaf(w, x.x, a.x);
+        a.y = fmaf(w, x.y, a.y);
+        a.z = fmaf(w, x.z, a.z);
+        a.w = fmaf(w, x.w, a.w);
+      }
+      const float inv = 1.0f / l;
+      const std::size_t o = (bh0 + std::size_t(hh)) * D + d;
+      store_out<T>(p.out, o, a.x * inv);
+      store_out<T>(p.out, o + 1, a.y * inv);
+      store_out<T>(p.out, o + 2, a.z * inv);
+      store_out<T>(p.out, o + 3, a.w * inv);
+    }
+#if defined(READBENCH_BENCH_VARIANTS)
+    if (stamps != nullptr) __syncthreads();
+    if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
+#endif
+  } else {
+    if (p.split_counters == nullptr) return;  // the merge_kernel variant merges afterwards
 
     // The last block of this (sequence, KV head, head tile) to finish merges all splits
     // (a counter of arrivals, as CUTLASS's semaphore) and re-arms the counter for the next call.
