@@ -119,10 +119,9 @@ struct Tuning {
   // A row of at most `cluster` splits runs as one thread block cluster whose first block merges
   // the others' partials from its shared memory (sm_90 on; the workspace, fence and counter go
   // unused), with `cluster_spread` each block taking more than half an SM's shared memory so
-  // that it has an SM to itself. bench/h200
-  // run 50: B=1 L=1024 5.80 -> 4.62 us (bf16), 6.03 -> 4.90 us (e4m3 K/V); L=2048 7.08 -> 6.15
-  // and 7.02 -> 6.32 us. Without the SM to itself bf16 L=2048 was 7% slower; rows of several
-  // clusters (run 49) 7-57% slower.
+  // that it has an SM to itself. bench/h200 run 52, B=1: L=512 5.30 -> 3.72 us, L=1024 5.61 ->
+  // 4.31 us, L=2048 6.73 -> 5.70 us (bf16; e4m3 K/V -9 to -27%). Without the SM to itself bf16
+  // L=2048 was 7% slower (run 50); rows of several clusters were 7-57% slower (run 49).
   int cluster = 8;
   bool cluster_spread = true;
   bool graph_replay = true;  // time_calls replays a captured graph of the calls
