@@ -5,39 +5,4 @@
 # .scratch/rbx/old.tar.xz). GPU tests, verify, compute-sanitizer over timed calls; the A/B
 # rounds of run 51; issue 12's shapes and one plain run with the new binary.
 # Usage: bench/h200/run52_device.sh OUTDIR
-set -u -o pipefail
-out=${1:?OUTDIR}
-mkdir -p "$out" /tmp/rbold
-. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, shape, ...
-tar -xJf "$(dirname "$0")/../../.scratch/rbx/old.tar.xz" -C /tmp/rbold
-old=/tmp/rbold/readbench
-export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
-
-step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --version)"
-gpu_tests
-verify_all
-san_timed_calls
-ab() {  # label, binary, round
-  local label=$1 binary=$2 round=$3 name opts
-  while IFS='|' read -r name opts; do
-    timeout 150 "$binary" run --backend cuda $opts --json "$out/ab-$round-$label-$name.json" \
-      > "$out/ab-$round-$label-$name.txt" 2>&1
-    echo "ab round $round $label $name rc=$?" | tee -a "$log"
-  done <<'SHAPES'
-bf16-b1|-b 1 -L 1024:131072:x2 --path fused --fit-from 1024
-fp8-b1|-b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
-bf16-b1-short|-b 1 -L 257,512,768,1000,1024,1536,2048,3072,4096 --path fused --fit-from 257
-fp8-b1-short|-b 1 -L 257,512,768,1000,1024,1536,2048,3072,4096 --kv-dtype fp8_e4m3 --path fused --fit-from 257
-bf16-b32|-b 32 -L 1024,16384 --path fused
-d64-b32|-b 32 -L 4096 --head-dim 64 --path fused
-SHAPES
-}
-for round in 1 2 3; do
-  step "A/B round $round: $(smi)"
-  if [ $((round % 2)) = 1 ]; then ab old "$old" $round; ab new "$rb" $round
-  else ab new "$rb" $round; ab old "$old" $round; fi
-done
-step "issue 12's shapes: $(smi)"
-issue12_shapes fused
-plain_runs 1
-step "gpu after: $(smi)"
+exec "$(dirname "$0")/run51_device.sh" "$@"
