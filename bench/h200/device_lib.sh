@@ -14,6 +14,8 @@
 #   san_timed_calls  compute-sanitizer's four tools over timed calls: both paths at B=1 L 1000
 #                 and 16384 (8 and 32 splits), e4m3 K/V at B=2 L 4099, one KV head at B=1
 #                 L 65537 (257 splits: a merge in batches)
+#   unpack_old    the product binary to compare against, .scratch/rbx/old.tar.xz, into
+#                 /tmp/rbold; sets `old`
 #   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
 #                 65537 into verify.log, one line each into device.log
 # Where the binaries outgrow the tree's 64 MiB limit they travel as .scratch/rbx/rb.tar.xz (with
@@ -95,4 +97,9 @@ san_timed_calls() {
       --json "$out/san.json"
   done
   rm -f "$out/san.json"
+}
+unpack_old() {
+  mkdir -p /tmp/rbold
+  tar -xJf "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/rbx/old.tar.xz" -C /tmp/rbold
+  old=/tmp/rbold/readbench
 }

@@ -21,12 +21,5 @@ step "b1, backward"
 timeout 280 /tmp/cv/cuda_variants b1 "$out/b1-bwd.csv" fence=1,waves=0.97 waves=0.97 fence=1 "" \
   > "$out/b1-bwd.txt" 2>&1
 echo "b1 bwd rc=$? fails=$(grep -c FAIL "$out/b1-bwd.txt")" | tee -a "$log"
-step "timelines"
-for spec in "" fence=1; do
-  dir=$out/timeline-${spec:-default}
-  mkdir -p "$dir"
-  echo "== spec '$spec'" >> "$out/timeline.txt"
-  timeout 100 /tmp/cv/cuda_variants timeline "$dir" "$spec" >> "$out/timeline.txt" 2>&1
-  echo "timeline '$spec' rc=$?" | tee -a "$log"
-done
+timelines "" fence=1
 step done

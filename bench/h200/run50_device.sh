@@ -22,12 +22,5 @@ step "b1, backward"
 timeout 280 /tmp/cv/cuda_variants b1 "$out/b1-bwd.csv" waves=0.97 cluster=16,spread=1 \
   cluster=8,spread=1 cluster=16 cluster=8 "" > "$out/b1-bwd.txt" 2>&1
 echo "b1 bwd rc=$? fails=$(grep -c FAIL "$out/b1-bwd.txt")" | tee -a "$log"
-step "timelines"
-for spec in "" cluster=16 cluster=16,spread=1; do
-  dir=$out/timeline-${spec:-default}
-  mkdir -p "$dir"
-  echo "== spec '$spec'" >> "$out/timeline.txt"
-  timeout 100 /tmp/cv/cuda_variants timeline "$dir" "$spec" >> "$out/timeline.txt" 2>&1
-  echo "timeline '$spec' rc=$?" | tee -a "$log"
-done
+timelines "" cluster=16 cluster=16,spread=1
 step done

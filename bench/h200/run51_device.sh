@@ -9,10 +9,9 @@
 # Usage: bench/h200/run51_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
-mkdir -p "$out" /tmp/rbold
+mkdir -p "$out"
 . "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, shape, ...
-tar -xJf "$(dirname "$0")/../../.scratch/rbx/old.tar.xz" -C /tmp/rbold
-old=/tmp/rbold/readbench
+unpack_old
 export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
 
 step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --version)"

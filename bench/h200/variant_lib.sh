@@ -7,6 +7,8 @@
 #                         plugin is not built with the variant define) into gpu_tests-SPEC.log,
 #                         then `cuda_variants sanitize SPEC` under each compute-sanitizer TOOL
 #                         into sanitizer.log; one line each into device.log
+#   timelines SPEC...     `cuda_variants timeline` under each tuning SPEC ("" the default) into
+#                         timeline-SPEC/ and timeline.txt; one line each into device.log
 mkdir -p "$out" /tmp/cv
 tar -xJf "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/cvx/cv.tar.xz" -C /tmp/cv
 export LD_LIBRARY_PATH=/tmp/cv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -22,5 +24,16 @@ variant_checks() {  # spec, tools...
     timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 /tmp/cv/cuda_variants \
       sanitize "$spec" >> "$out/sanitizer.log" 2>&1
     echo "sanitizer $tool $spec rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
+  done
+}
+timelines() {  # specs...
+  local spec dir
+  step "timelines"
+  for spec in "$@"; do
+    dir=$out/timeline-${spec:-default}
+    mkdir -p "$dir"
+    echo "== spec '$spec'" >> "$out/timeline.txt"
+    timeout 100 /tmp/cv/cuda_variants timeline "$dir" "$spec" >> "$out/timeline.txt" 2>&1
+    echo "timeline '$spec' rc=$?" | tee -a "$log"
   done
 }
