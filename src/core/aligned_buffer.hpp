@@ -6,7 +6,9 @@
 // flush where it cannot evict lines) even the page tables are out of cache, and the page walks
 // of a short history cost more than reading it (measured: 350 us against 110 us for the fused
 // read at L = 256). A mapping of their own,
-// not the heap, so that no earlier 4 KiB-faulted heap pages are reused. On a kernel with larger
+// not the heap, so that no earlier 4 KiB-faulted heap pages are reused; when the buffer goes the
+// mapping goes back to the process's MappingCache (mapping_cache.hpp), whose next buffer of about
+// its size reuses it, huge pages and all. On a kernel with larger
 // base pages (aarch64: 16 or 64 KiB) the mapping's start is aligned to the larger of the two;
 // with 64 KiB pages 2 MiB is also the size of a contiguous-PTE run, the huge page the TLB sees.
 // A buffer that cannot be had throws BackendError naming it and its size ("the read-ceiling
@@ -24,6 +26,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/mapping_cache.hpp"
 
 namespace readbench {
 
@@ -69,16 +72,12 @@ class AlignedBuffer {
     // rounding would wrap cannot be mapped either.
     const MappingLayout layout = mapping_layout(bytes, page_size());
     if (layout.map_bytes == 0) throw_out_of_memory(bytes, what);
-    map_bytes_ = layout.map_bytes;
+    const Mapping m = MappingCache::process().acquire(layout.map_bytes);
+    if (m.base == nullptr) throw_out_of_memory(bytes, what);
+    map_ = m.base;
+    map_bytes_ = m.bytes;
     const std::size_t align = layout.alignment;
-    void* p =
-        ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-      map_bytes_ = 0;
-      throw_out_of_memory(bytes, what);
-    }
-    map_ = p;
-    const auto start = (reinterpret_cast<std::uintptr_t>(p) + align - 1) / align * align;
+    const auto start = (reinterpret_cast<std::uintptr_t>(map_) + align - 1) / align * align;
     data_ = reinterpret_cast<std::byte*>(start);
 #if defined(MADV_HUGEPAGE)
     ::madvise(data_, map_bytes_ - align, MADV_HUGEPAGE);  // a hint: failure is fine
@@ -95,7 +94,7 @@ class AlignedBuffer {
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
   ~AlignedBuffer() {
     if (map_ != nullptr)
-      ::munmap(map_, map_bytes_);
+      MappingCache::process().release({map_, map_bytes_});
     else
       std::free(data_);
   }

@@ -1,0 +1,124 @@
+// The cache of large buffers' mappings: a mapping released is handed out again to a request of
+// about its size, and what the cache keeps plus what is in use never exceeds the most that was in
+// use at once.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+#include "core/mapping_cache.hpp"
+
+using namespace readbench;
+
+namespace {
+constexpr std::size_t kMiB = std::size_t(1) << 20;
+
+bool overlap(const Mapping& a, const Mapping& b) {
+  const auto* pa = static_cast<const std::byte*>(a.base);
+  const auto* pb = static_cast<const std::byte*>(b.base);
+  return pa < pb + b.bytes && pb < pa + a.bytes;
+}
+}  // namespace
+
+TEST_CASE("a released mapping serves the next request of about its size") {
+  MappingCache cache;
+  const Mapping a = cache.acquire(4 * kMiB);
+  REQUIRE(a.base != nullptr);
+  std::memset(a.base, 7, a.bytes);
+  cache.release(a);
+  CHECK(cache.cached_bytes() == 4 * kMiB);
+  CHECK(cache.live_bytes() == 0);
+
+  const Mapping b = cache.acquire(3 * kMiB);  // fits, and not more than twice its size
+  CHECK(b.base == a.base);
+  CHECK(b.bytes == 4 * kMiB);
+  CHECK(cache.cached_bytes() == 0);
+  CHECK(cache.live_bytes() == 4 * kMiB);
+  CHECK(static_cast<const unsigned char*>(b.base)[4 * kMiB - 1] == 7);  // the same pages
+  cache.release(b);
+}
+
+TEST_CASE("a mapping more than twice a request's size is not spent on it") {
+  MappingCache cache;
+  const Mapping big = cache.acquire(8 * kMiB);
+  cache.release(big);
+  // Fresh, and within the peak (8 MiB) only once the 8 MiB one is unmapped.
+  const Mapping small = cache.acquire(1 * kMiB);
+  REQUIRE(small.base != nullptr);
+  CHECK(small.bytes == 1 * kMiB);
+  CHECK(cache.cached_bytes() == 0);
+  cache.release(small);
+  CHECK(cache.cached_bytes() == 1 * kMiB);
+  cache.clear();
+  CHECK(cache.cached_bytes() == 0);
+}
+
+TEST_CASE("a long history's buffers and a short one's are both kept where the peak held both") {
+  MappingCache cache;
+  const Mapping longer = cache.acquire(8 * kMiB);
+  const Mapping shorter = cache.acquire(2 * kMiB);
+  cache.release(shorter);
+  cache.release(longer);
+  CHECK(cache.cached_bytes() == 10 * kMiB);
+  const Mapping again_short = cache.acquire(2 * kMiB);
+  const Mapping again_long = cache.acquire(8 * kMiB);
+  CHECK(again_short.base == shorter.base);
+  CHECK(again_long.base == longer.base);
+  CHECK(cache.cached_bytes() == 0);
+  cache.release(again_short);
+  cache.release(again_long);
+}
+
+TEST_CASE("random requests: mappings never overlap and cached plus live stays within the peak") {
+  MappingCache cache;
+  std::mt19937 rng(7);
+  std::vector<Mapping> live;
+  std::size_t live_bytes = 0, peak = 0;
+  for (int step = 0; step < 400; ++step) {
+    if (live.empty() || rng() % 2 == 0) {
+      const std::size_t bytes = (1 + rng() % 64) * (std::size_t(64) << 10);
+      const Mapping m = cache.acquire(bytes);
+      REQUIRE(m.base != nullptr);
+      CHECK(m.bytes >= bytes);
+      CHECK(m.bytes <= 2 * bytes);
+      for (const Mapping& other : live) CHECK_FALSE(overlap(m, other));
+      static_cast<unsigned char*>(m.base)[m.bytes - 1] = 1;  // writable to its end
+      live.push_back(m);
+      live_bytes += m.bytes;
+      peak = std::max(peak, live_bytes);
+    } else {
+      const std::size_t i = rng() % live.size();
+      cache.release(live[i]);
+      live_bytes -= live[i].bytes;
+      live.erase(live.begin() + std::ptrdiff_t(i));
+    }
+    CHECK(cache.live_bytes() == live_bytes);
+    CHECK(cache.live_bytes() + cache.cached_bytes() <= peak);
+  }
+  for (const Mapping& m : live) cache.release(m);
+  cache.clear();
+  CHECK(cache.cached_bytes() == 0);
+}
+
+TEST_CASE("large buffers take their mappings from the process's cache and give them back") {
+  MappingCache& cache = MappingCache::process();
+  cache.clear();
+  const std::size_t live_before = cache.live_bytes();
+  const std::byte* first = nullptr;
+  {
+    AlignedBuffer b(5 * kMiB, "a test buffer");
+    first = b.data();
+    CHECK(cache.live_bytes() > live_before);
+  }
+  CHECK(cache.live_bytes() == live_before);
+  CHECK(cache.cached_bytes() > 0);
+  {
+    AlignedBuffer again(5 * kMiB, "a test buffer");
+    CHECK(again.data() == first);  // the same mapping, aligned the same way
+  }
+  cache.clear();
+  CHECK(cache.cached_bytes() == 0);
+}
