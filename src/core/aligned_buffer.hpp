@@ -5,12 +5,12 @@
 // pages nearly every block would miss the TLB; after a cold-cache flush by writing (the CPU's
 // flush where it cannot evict lines) even the page tables are out of cache, and the page walks
 // of a short history cost more than reading it (measured: 350 us against 110 us for the fused
-// read at L = 256). A mapping of their own,
-// not the heap, so that no earlier 4 KiB-faulted heap pages are reused; when the buffer goes the
-// mapping goes back to the process's MappingCache (mapping_cache.hpp), whose next buffer of about
-// its size reuses it, huge pages and all. On a kernel with larger
-// base pages (aarch64: 16 or 64 KiB) the mapping's start is aligned to the larger of the two;
-// with 64 KiB pages 2 MiB is also the size of a contiguous-PTE run, the huge page the TLB sees.
+// read at L = 256). A mapping of their own, not the heap, so that no earlier 4 KiB-faulted heap
+// pages are reused. When the buffer goes, its mapping goes to the process's MappingCache
+// (mapping_cache.hpp), and a later buffer of about its size takes it, huge pages and all. On a
+// kernel with larger base pages (aarch64: 16 or 64 KiB) the mapping's start is aligned to the
+// larger of the two; with 64 KiB pages 2 MiB is also the size of a contiguous-PTE run, the huge
+// page the TLB sees.
 // A buffer that cannot be had throws BackendError naming it and its size ("the read-ceiling
 // buffer of 268435456 bytes"), so that under --backend auto that backend is recorded failed
 // with the reason and the others still run.

@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
+#include "core/mapping_cache.hpp"
 #include "core/random_fill.hpp"
 
 namespace readbench {
@@ -113,14 +114,17 @@ std::int64_t host_workload_bytes(const Workload& w) {
 
 std::int64_t host_memory_available_bytes() {
   // MemAvailable counts the page cache the kernel can drop; free memory alone would
-  // understate it on any machine that has read files.
+  // understate it on any machine that has read files. The mappings readbench keeps for reuse
+  // are available to it too: a new mapping unmaps them rather than hold more than readbench's
+  // peak (mapping_cache.hpp).
+  const auto cached = std::int64_t(MappingCache::process().cached_bytes());
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
   std::int64_t kib = 0;
   std::string unit;
   while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  return std::int64_t(::sysconf(_SC_AVPHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
+    if (key == "MemAvailable:") return kib * 1024 + cached;
+  return std::int64_t(::sysconf(_SC_AVPHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE) + cached;
 }
 
 void check_host_memory(const Workload& w) {

@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <fstream>
+#include <string>
 
 namespace readbench {
 
@@ -10,6 +12,14 @@ namespace {
 void* map_fresh(std::size_t bytes) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
+}
+
+// Whether the kernel lists more than one NUMA node online ("0" on one node, "0-1" or "0,2" on
+// several); no list (no NUMA support) is one node.
+bool several_numa_nodes() {
+  std::ifstream f("/sys/devices/system/node/online");
+  std::string nodes;
+  return f >> nodes && nodes.find_first_of("-,") != std::string::npos;
 }
 }  // namespace
 
@@ -45,13 +55,21 @@ Mapping MappingCache::acquire(std::size_t bytes) {
   return m;
 }
 
-void MappingCache::release(Mapping m) {
+void MappingCache::release(Mapping m) noexcept {
   if (m.base == nullptr) return;
   const std::lock_guard lock(mutex_);
-  // Live plus cached was within the peak before; moving `m` from one to the other keeps it so.
   live_bytes_ -= m.bytes;
-  cached_.push_back(m);
-  cached_bytes_ += m.bytes;
+  // Live plus cached was within the peak before; moving `m` from one to the other keeps it so.
+  if (keep_) {
+    try {
+      cached_.push_back(m);
+      cached_bytes_ += m.bytes;
+      return;
+    } catch (const std::bad_alloc&) {
+      // no room to remember it: unmapped below
+    }
+  }
+  ::munmap(m.base, m.bytes);
 }
 
 void MappingCache::clear() {
@@ -60,14 +78,17 @@ void MappingCache::clear() {
 }
 
 void MappingCache::trim(std::size_t limit) {
-  std::sort(cached_.begin(), cached_.end(),
-            [](const Mapping& a, const Mapping& b) { return a.bytes < b.bytes; });
-  auto it = cached_.begin();
-  for (; it != cached_.end() && cached_bytes_ > limit; ++it) {
-    ::munmap(it->base, it->bytes);
-    cached_bytes_ -= it->bytes;
+  while (cached_bytes_ > limit) {
+    const std::size_t excess = cached_bytes_ - limit;
+    auto victim =
+        std::max_element(cached_.begin(), cached_.end(),
+                         [](const Mapping& a, const Mapping& b) { return a.bytes < b.bytes; });
+    for (auto it = cached_.begin(); it != cached_.end(); ++it)
+      if (it->bytes >= excess && it->bytes < victim->bytes) victim = it;
+    ::munmap(victim->base, victim->bytes);
+    cached_bytes_ -= victim->bytes;
+    cached_.erase(victim);
   }
-  cached_.erase(cached_.begin(), it);
 }
 
 std::size_t MappingCache::cached_bytes() const {
@@ -82,7 +103,7 @@ std::size_t MappingCache::live_bytes() const {
 
 MappingCache& MappingCache::process() {
   // Never destroyed: buffers with static storage may outlive any cache object.
-  static MappingCache* const cache = new MappingCache;
+  static MappingCache* const cache = new MappingCache(!several_numa_nodes());
   return *cache;
 }
 

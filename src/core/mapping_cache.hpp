@@ -7,9 +7,11 @@
 // touch of 1 GiB of such memory took 2.9-3.6 s with huge pages, and 0.16-0.23 s once the guest
 // had it, which made building the longest lengths most of an automatic grid's wall time.
 //
-// The cache never makes the process hold more than it did without it: what it keeps plus what is
-// in use stays within the most that was ever in use at once, and a new mapping that would push
-// the total past that first unmaps cached ones, smallest first.
+// A request takes a cached mapping of at most twice its size. What is cached plus what is in use
+// stays within the most that was ever in use at once: a new mapping that would pass that first
+// unmaps cached ones (the fewest bytes that make room, greedily). On a machine of several NUMA
+// nodes nothing is kept: a reused page stays on the node of whoever first touched it, and the
+// workload's fill places its pages by touching them first (host_workload.cpp).
 #include <cstddef>
 #include <mutex>
 #include <vector>
@@ -23,31 +25,34 @@ struct Mapping {
 
 class MappingCache {
  public:
-  MappingCache() = default;
+  // keep: false unmaps every mapping released (the cache of a machine of several NUMA nodes).
+  explicit MappingCache(bool keep = true) : keep_(keep) {}
   MappingCache(const MappingCache&) = delete;
   MappingCache& operator=(const MappingCache&) = delete;
   ~MappingCache();
 
-  // A readable, writable private mapping of at least `bytes`: the smallest cached one that holds
-  // them without being more than twice their size, else a new one (every cached mapping is
-  // unmapped and the mapping tried again once when the system refuses it). base is nullptr when
-  // it still refuses.
+  // A readable, writable private mapping of at least `bytes`: the smallest cached one of at most
+  // twice that, else a new one (every cached mapping is unmapped and the mapping tried again
+  // once when the system refuses it). base is nullptr when it still refuses.
   Mapping acquire(std::size_t bytes);
   // Takes back a mapping acquire gave, to hand out again.
-  void release(Mapping m);
+  void release(Mapping m) noexcept;
   // Unmaps every cached mapping.
   void clear();
 
   std::size_t cached_bytes() const;
   std::size_t live_bytes() const;  // acquired and not yet released
+  bool keeps() const { return keep_; }
 
   // The cache of this process, which large AlignedBuffers take their memory from.
   static MappingCache& process();
 
  private:
-  // Unmaps cached mappings, smallest first, until at most `limit` bytes are cached.
+  // Unmaps cached mappings until at most `limit` bytes are cached: each time the smallest one
+  // that alone makes room, else the largest.
   void trim(std::size_t limit);
 
+  const bool keep_;
   mutable std::mutex mutex_;
   std::vector<Mapping> cached_;
   std::size_t cached_bytes_ = 0, live_bytes_ = 0, peak_live_bytes_ = 0;

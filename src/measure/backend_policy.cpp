@@ -5,7 +5,6 @@
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
-#include "core/mapping_cache.hpp"
 
 namespace readbench {
 
@@ -98,11 +97,6 @@ void for_each_backend(BackendChoice choice, const std::vector<std::string>& name
                          " cannot run: " + why);
       skipped(name, status, why);
     };
-    // The buffers a backend leaves cached go with it, so that the next backend's memory bounds
-    // see the machine's memory.
-    const struct ReleaseCached {
-      ~ReleaseCached() { MappingCache::process().clear(); }
-    } release_cached;
     try {
       const std::unique_ptr<Backend> backend = open(name);
       if (!use(name, *backend)) return;
