@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Run 55 on the H200 (bench/h200/NOTES.md): the product binaries of `470f093`'s code with
+# Tuning::waves = 0.97 (a B=1 row of 8 KV heads splits 32 ways instead of 33, a B=3 batch 10
+# instead of 11; B=32 plans unchanged; stamped `f1d2619-dirty`) against those of `470f093`
+# (.scratch/rbx/old.tar.xz).
+# Runs 39, 47 and 50 timed it as a variant (cuda_variants): -0.6 to -1.2% at bf16 B=1 L >= 32768,
+# -0.4 to -3.2% at e4m3 L=32768-65536, +0.8% at e4m3 L=131072 (run 47). GPU tests and verify with
+# the new binary; readbench's B=1 grids, a B=3 grid and two B=32 controls, three rounds with the
+# order of the two binaries alternating.
+# Results: results/run55-waves/.
+# Usage: bench/h200/run55_device.sh OUTDIR
+set -u -o pipefail
+out=${1:?OUTDIR}
+mkdir -p "$out"
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, shape, ...
+unpack_old
+export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
+
+step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --version)"
+gpu_tests
+verify_all
+ab() {  # label, binary, round
+  local label=$1 binary=$2 round=$3 name opts
+  while IFS='|' read -r name opts; do
+    timeout 150 "$binary" run --backend cuda $opts --json "$out/ab-$round-$label-$name.json" \
+      > "$out/ab-$round-$label-$name.txt" 2>&1
+    echo "ab round $round $label $name rc=$?" | tee -a "$log"
+  done <<'SHAPES'
+bf16-b1|-b 1 -L 1024:131072:x2 --path fused --fit-from 1024
+fp8-b1|-b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
+bf16-b3|-b 3 -L 4096,16384,65536 --path fused
+bf16-b32|-b 32 -L 1024,16384 --path fused
+d64-b32|-b 32 -L 4096 --head-dim 64 --path fused
+SHAPES
+}
+for round in 1 2 3; do
+  step "A/B round $round: $(smi)"
+  if [ $((round % 2)) = 1 ]; then ab old "$old" $round; ab new "$rb" $round
+  else ab new "$rb" $round; ab old "$old" $round; fi
+done
+step "gpu after: $(smi)"
