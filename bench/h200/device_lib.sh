@@ -16,6 +16,9 @@
 #                 L 65537 (257 splits: a merge in batches)
 #   unpack_old    the product binary to compare against, .scratch/rbx/old.tar.xz, into
 #                 /tmp/rbold; sets `old`
+#   ab_rounds N   N rounds of `readbench run --backend cuda` of the old binary and the new, the
+#                 order alternating (old first in odd rounds), over the shapes on standard input
+#                 (lines NAME|OPTIONS) into ab-ROUND-LABEL-NAME.json / .txt; needs unpack_old
 #   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
 #                 65537 into verify.log, one line each into device.log
 # Where the binaries outgrow the tree's 64 MiB limit they travel as .scratch/rbx/rb.tar.xz (with
@@ -102,4 +105,22 @@ unpack_old() {
   mkdir -p /tmp/rbold
   tar -xJf "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/rbx/old.tar.xz" -C /tmp/rbold
   old=/tmp/rbold/readbench
+}
+ab_rounds() {  # rounds; shapes (NAME|OPTIONS lines) on stdin
+  local shapes=() round
+  mapfile -t shapes
+  ab_one() {  # label, binary, round
+    local line name opts
+    for line in "${shapes[@]}"; do
+      name=${line%%|*} opts=${line#*|}
+      timeout 150 "$2" run --backend cuda $opts --json "$out/ab-$3-$1-$name.json" \
+        > "$out/ab-$3-$1-$name.txt" 2>&1
+      echo "ab round $3 $1 $name rc=$?" | tee -a "$log"
+    done
+  }
+  for round in $(seq 1 "$1"); do
+    step "A/B round $round: $(smi)"
+    if [ $((round % 2)) = 1 ]; then ab_one old "$old" "$round"; ab_one new "$rb" "$round"
+    else ab_one new "$rb" "$round"; ab_one old "$old" "$round"; fi
+  done
 }

@@ -18,13 +18,7 @@ step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --ve
 gpu_tests
 verify_all
 san_timed_calls
-ab() {  # label, binary, round
-  local label=$1 binary=$2 round=$3 name opts
-  while IFS='|' read -r name opts; do
-    timeout 150 "$binary" run --backend cuda $opts --json "$out/ab-$round-$label-$name.json" \
-      > "$out/ab-$round-$label-$name.txt" 2>&1
-    echo "ab round $round $label $name rc=$?" | tee -a "$log"
-  done <<'SHAPES'
+ab_rounds 3 <<'SHAPES'
 bf16-b1|-b 1 -L 1024:131072:x2 --path fused --fit-from 1024
 fp8-b1|-b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
 bf16-b1-short|-b 1 -L 257,512,768,1000,1024,1536,2048,3072,4096 --path fused --fit-from 257
@@ -32,12 +26,6 @@ fp8-b1-short|-b 1 -L 257,512,768,1000,1024,1536,2048,3072,4096 --kv-dtype fp8_e4
 bf16-b32|-b 32 -L 1024,16384 --path fused
 d64-b32|-b 32 -L 4096 --head-dim 64 --path fused
 SHAPES
-}
-for round in 1 2 3; do
-  step "A/B round $round: $(smi)"
-  if [ $((round % 2)) = 1 ]; then ab old "$old" $round; ab new "$rb" $round
-  else ab new "$rb" $round; ab old "$old" $round; fi
-done
 step "issue 12's shapes: $(smi)"
 issue12_shapes fused
 plain_runs 1

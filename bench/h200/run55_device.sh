@@ -12,30 +12,18 @@
 set -u -o pipefail
 out=${1:?OUTDIR}
 mkdir -p "$out"
-. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, shape, ...
+. "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, shape, ab_rounds, ...
 unpack_old
 export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
 
 step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --version)"
 gpu_tests
 verify_all
-ab() {  # label, binary, round
-  local label=$1 binary=$2 round=$3 name opts
-  while IFS='|' read -r name opts; do
-    timeout 150 "$binary" run --backend cuda $opts --json "$out/ab-$round-$label-$name.json" \
-      > "$out/ab-$round-$label-$name.txt" 2>&1
-    echo "ab round $round $label $name rc=$?" | tee -a "$log"
-  done <<'SHAPES'
+ab_rounds 3 <<'SHAPES'
 bf16-b1|-b 1 -L 1024:131072:x2 --path fused --fit-from 1024
 fp8-b1|-b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
 bf16-b3|-b 3 -L 4096,16384,65536 --path fused
 bf16-b32|-b 32 -L 1024,16384 --path fused
 d64-b32|-b 32 -L 4096 --head-dim 64 --path fused
 SHAPES
-}
-for round in 1 2 3; do
-  step "A/B round $round: $(smi)"
-  if [ $((round % 2)) = 1 ]; then ab old "$old" $round; ab new "$rb" $round
-  else ab new "$rb" $round; ab old "$old" $round; fi
-done
 step "gpu after: $(smi)"
