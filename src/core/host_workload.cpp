@@ -115,8 +115,8 @@ std::int64_t host_workload_bytes(const Workload& w) {
 std::int64_t host_memory_available_bytes() {
   // MemAvailable counts the page cache the kernel can drop; free memory alone would
   // understate it on any machine that has read files. The mappings readbench keeps for reuse
-  // are available to it too: a new mapping unmaps them rather than hold more than readbench's
-  // peak (mapping_cache.hpp).
+  // are available to it too: a new mapping unmaps as many of their bytes as it takes, or all of
+  // them (mapping_cache.hpp).
   const auto cached = std::int64_t(MappingCache::process().cached_bytes());
   std::ifstream meminfo("/proc/meminfo");
   std::string key;

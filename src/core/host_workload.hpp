@@ -40,7 +40,8 @@ struct HostWorkload {
 // Bytes of host memory a workload takes: pools, queries and block tables.
 std::int64_t host_workload_bytes(const Workload& w);
 
-// Host memory a new allocation can take now without swapping (MemAvailable), in bytes.
+// Host memory a new allocation can take now without swapping, in bytes: MemAvailable plus the
+// mappings readbench keeps for reuse, which a new mapping unmaps first (mapping_cache.hpp).
 std::int64_t host_memory_available_bytes();
 
 // Throws InputError naming the bytes when the whole workload (pools, queries, block tables

@@ -40,9 +40,13 @@ Mapping MappingCache::acquire(std::size_t bytes) {
     cached_.erase(best);
     cached_bytes_ -= m.bytes;
   } else {
-    // Room for the new mapping within the peak (or the new peak it makes).
+    // Room for the new mapping within the peak (or the new peak it makes), and at least its
+    // size in cached bytes unmapped: the memory bounds count cached mappings as available
+    // (host_memory_available_bytes), so a new mapping grows the process by no more than the
+    // bytes it needs beyond them.
     const std::size_t total = live_bytes_ + bytes;
-    trim(std::max(peak_live_bytes_, total) - total);
+    trim(std::min(std::max(peak_live_bytes_, total) - total,
+                  cached_bytes_ - std::min(cached_bytes_, bytes)));
     m = {map_fresh(bytes), bytes};
     if (m.base == nullptr && !cached_.empty()) {
       trim(0);

@@ -8,8 +8,10 @@
 // had it, which made building the longest lengths most of an automatic grid's wall time.
 //
 // A request takes a cached mapping of at most twice its size. What is cached plus what is in use
-// stays within the most that was ever in use at once: a new mapping that would pass that first
-// unmaps cached ones (the fewest bytes that make room, greedily). On a machine of several NUMA
+// stays within the most that was ever in use at once, and a new mapping first unmaps at least
+// its own size in cached ones (all of them if fewer), more where the peak asks it (the fewest
+// bytes that make room, greedily): the process grows by no more than a new mapping's bytes
+// beyond what it had cached. On a machine of several NUMA
 // nodes nothing is kept: a reused page stays on the node of whoever first touched it, and the
 // workload's fill places its pages by touching them first (host_workload.cpp).
 #include <cstddef>

@@ -227,7 +227,8 @@ std::int64_t CudaBackend::memory_available_bytes() const {
 
 void CudaBackend::prepare(HostWorkload&& host) {
   RB_CUDA_CHECK(cudaSetDevice(device_));
-  const HostWorkload h = std::move(host);  // the host copy is released once uploaded
+  const HostWorkload h = std::move(host);  // the host copy goes once uploaded (its mappings to
+                                           // the cache, for the next length's)
   const Workload& w = h.workload;
   w.shape.validate();
   const Shape& s = w.shape;
