@@ -16,6 +16,8 @@
 #                 L 65537 (257 splits: a merge in batches)
 #   unpack_old    the product binary to compare against, .scratch/rbx/old.tar.xz, into
 #                 /tmp/rbold; sets `old`
+#   start_ab      unpack_old, the plugin test pointed at the new build's plugin, and a heading
+#                 naming the GPU, the host's CPUs and both binaries' versions
 #   ab_rounds N   N rounds of `readbench run --backend cuda` of the old binary and the new, the
 #                 order alternating (old first in odd rounds), over the shapes on standard input
 #                 (lines NAME|OPTIONS) into ab-ROUND-LABEL-NAME.json / .txt; needs unpack_old
@@ -105,6 +107,11 @@ unpack_old() {
   mkdir -p /tmp/rbold
   tar -xJf "$(dirname "${BASH_SOURCE[0]}")/../../.scratch/rbx/old.tar.xz" -C /tmp/rbold
   old=/tmp/rbold/readbench
+}
+start_ab() {
+  unpack_old
+  export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
+  step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --version)"
 }
 ab_rounds() {  # rounds; shapes (NAME|OPTIONS lines) on stdin
   local shapes=() round

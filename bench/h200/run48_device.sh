@@ -11,10 +11,7 @@ set -u -o pipefail
 out=${1:?OUTDIR}
 mkdir -p "$out"
 . "$(dirname "$0")/device_lib.sh"  # bin, rb, log, smi, step, gpu_tests, shape, ...
-unpack_old
-export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
-
-step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --version)"
+start_ab
 gpu_tests
 verify_all
 san_timed_calls
