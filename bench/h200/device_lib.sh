@@ -21,6 +21,8 @@
 #   ab_rounds N   N rounds of `readbench run --backend cuda` of the old binary and the new, the
 #                 order alternating (old first in odd rounds), over the shapes on standard input
 #                 (lines NAME|OPTIONS) into ab-ROUND-LABEL-NAME.json / .txt; needs unpack_old
+#   kernel_ab_shapes  the shapes a kernel change's A/B times (ab_rounds' input): B=1 bf16 and
+#                 e4m3 K/V over 1024..131072, B=3 bf16, and the unsplit B=32 controls
 #   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
 #                 65537 into verify.log, one line each into device.log
 # Where the binaries outgrow the tree's 64 MiB limit they travel as .scratch/rbx/rb.tar.xz (with
@@ -112,6 +114,15 @@ start_ab() {
   unpack_old
   export READBENCH_FUSED_CUDA_PLUGIN=$bin/libreadbench_fused_cuda.so
   step "gpu: $(smi); host cpus $(nproc); new $("$rb" --version); old $("$old" --version)"
+}
+kernel_ab_shapes() {
+  cat <<'SHAPES'
+bf16-b1|-b 1 -L 1024:131072:x2 --path fused --fit-from 1024
+fp8-b1|-b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
+bf16-b3|-b 3 -L 4096,16384,65536 --path fused
+bf16-b32|-b 32 -L 1024,16384 --path fused
+d64-b32|-b 32 -L 4096 --head-dim 64 --path fused
+SHAPES
 }
 ab_rounds() {  # rounds; shapes (NAME|OPTIONS lines) on stdin
   local shapes=() round

@@ -16,11 +16,5 @@ mkdir -p "$out"
 start_ab
 gpu_tests
 verify_all
-ab_rounds 3 <<'SHAPES'
-bf16-b1|-b 1 -L 1024:131072:x2 --path fused --fit-from 1024
-fp8-b1|-b 1 -L 1024:131072:x2 --kv-dtype fp8_e4m3 --path fused --fit-from 1024
-bf16-b3|-b 3 -L 4096,16384,65536 --path fused
-bf16-b32|-b 32 -L 1024,16384 --path fused
-d64-b32|-b 32 -L 4096 --head-dim 64 --path fused
-SHAPES
+kernel_ab_shapes | ab_rounds 3
 step "gpu after: $(smi)"
