@@ -57,8 +57,8 @@ struct MmaMath {
   __device__ static int v_token(int lane, int i) { return 2 * (lane & 3) + (i & 1) + 8 * (i >> 1); }
   // d of element e (of D/8) of lane g's V elements: 16-byte chunks c*8 + g of the row, or for
   // e4m3 rows of 64 bytes (D = 64) 8-byte halves.
+  static constexpr int kRun = kFp8 && D == 64 ? 8 : kChunkD;  // consecutive d's a lane owns
   __device__ static int v_dim(int g, int e) {
-    constexpr int kRun = kFp8 && D == 64 ? 8 : kChunkD;  // consecutive d's a lane owns
     return (e / kRun) * (8 * kRun) + g * kRun + e % kRun;
   }
 
@@ -201,16 +201,24 @@ struct MmaMath {
     for (int h = 0; h < 2; ++h) l[h] = warp_sum_over(l[h], 4, 16);
   }
 
-  // sm_o [kHeads, D], sm_m and sm_l [kHeads]: this warp's unnormalized output and softmax state.
+  // sm_o [kHeads, D] (16-byte aligned), sm_m and sm_l [kHeads]: this warp's unnormalized output
+  // and softmax state. Elements i .. i+3 of a lane's run are four consecutive d's, stored as one
+  // 16-byte word: a quarter of the stores, each 4-way bank-conflicted where a float's was 8-way
+  // (16-way with e4m3 K/V, whose runs are 16 d's).
   __device__ void store(float* sm_o, float* sm_m, float* sm_l, int lane) const {
+    static_assert(kRun % 4 == 0 && kMTiles % 4 == 0 && D % 64 == 0, "runs of whole float4s");
     const int g = lane >> 2, t = lane & 3;
+    auto put = [&](int row, int d, int i0, int k) {
+      *reinterpret_cast<float4*>(sm_o + row * D + d) =
+          make_float4(o[i0][k], o[i0 + 1][k], o[i0 + 2][k], o[i0 + 3][k]);
+    };
 #pragma unroll
-    for (int i = 0; i < kMTiles; ++i) {
-      const int d0 = v_dim(g, i), d1 = v_dim(g, D / 16 + i);
-      sm_o[(2 * t) * D + d0] = o[i][0];
-      sm_o[(2 * t + 1) * D + d0] = o[i][1];
-      sm_o[(2 * t) * D + d1] = o[i][2];
-      sm_o[(2 * t + 1) * D + d1] = o[i][3];
+    for (int i0 = 0; i0 < kMTiles; i0 += 4) {
+      const int d0 = v_dim(g, i0), d1 = v_dim(g, D / 16 + i0);
+      put(2 * t, d0, i0, 0);
+      put(2 * t + 1, d0, i0, 1);
+      put(2 * t, d1, i0, 2);
+      put(2 * t + 1, d1, i0, 3);
     }
     if (g == 0) {
       sm_m[2 * t] = m[0];
