@@ -91,3 +91,34 @@ for D in (64, 128, 256):
             out[2*t][d0] = o[l][i][0]; out[2*t+1][d0] = o[l][i][1]; out[2*t][d1] = o[l][i][2]; out[2*t+1][d1] = o[l][i][3]
     assert all(close(a, b) for a, b in zip(out, OT)), D
     print("D", D, "ok")
+
+# The epilogue's stores of O^T to shared memory ([heads, D] floats, row stride D; MmaMath::store):
+# lane (g, t) holds element e of rows 2t and 2t+1 at d = v_dim(g, e), runs of `run` consecutive
+# d's (8 at f16/bf16 and e4m3 D=64, 16 at e4m3 D >= 128). Bank conflicts of the one-float stores
+# (a warp's 32 words over 32 banks) against the 16-byte stores of four consecutive elements (per
+# phase of 8 lanes, 16-byte slots over 8 bank groups), as wavefronts a warp.
+def store_wavefronts(D, run, vector):
+    vdim = lambda g, e: (e // run) * (8 * run) + g * run + e % run
+    total = worst = 0
+    step = 4 if vector else 1
+    for e0 in list(range(0, D // 16, step)) + list(range(D // 16, D // 8, step)):
+        for r in (0, 1):
+            addr = [(2 * t + r) * D + vdim(g, e0) for g, t in lanes]  # floats
+            if vector:
+                assert all(a % 4 == 0 for a in addr) and all(
+                    vdim(g, e0 + k) == vdim(g, e0) + k for g, _ in lanes for k in range(4))
+                for ph in range(4):
+                    banks = [a // 4 % 8 for a in addr[8 * ph:8 * ph + 8]]
+                    way = max(banks.count(b) for b in set(banks))
+                    total += way; worst = max(worst, way)
+            else:
+                banks = [a % 32 for a in addr]
+                way = max(banks.count(b) for b in set(banks))
+                total += way; worst = max(worst, way)
+    return total, worst
+for D in (64, 128, 256):
+    for run in ((8,) if D == 64 else (8, 16)):
+        old, old_way = store_wavefronts(D, run, False)
+        new, new_way = store_wavefronts(D, run, True)
+        assert new < old and new_way <= 4, (D, run)
+        print(f"epilogue stores D {D} runs of {run}: {old} wavefronts ({old_way}-way) -> {new} ({new_way}-way)")
