@@ -21,6 +21,8 @@
 #   ab_rounds N   N rounds of `readbench run --backend cuda` of the old binary and the new, the
 #                 order alternating (old first in odd rounds), over the shapes on standard input
 #                 (lines NAME|OPTIONS) into ab-ROUND-LABEL-NAME.json / .txt; needs unpack_old
+#   ab_one LABEL BINARY ROUND  one binary over the shapes of the array `ab_shapes` into
+#                 ab-ROUND-LABEL-NAME.json / .txt (ab_rounds' step; run 59 rotates three binaries)
 #   kernel_ab_shapes  the shapes a kernel change's A/B times (ab_rounds' input): B=1 bf16 and
 #                 e4m3 K/V over 1024..131072, B=3 bf16, and the unsplit B=32 controls
 #   verify_all    `verify --backend cuda` over GQA 1/4/8, batch 1 and 7, L = 1, S, S+1, 1000,
@@ -124,18 +126,18 @@ bf16-b32|-b 32 -L 1024,16384 --path fused
 d64-b32|-b 32 -L 4096 --head-dim 64 --path fused
 SHAPES
 }
+ab_one() {  # label, binary, round: the shapes of `ab_shapes` (NAME|OPTIONS entries)
+  local line name opts
+  for line in "${ab_shapes[@]}"; do
+    name=${line%%|*} opts=${line#*|}
+    timeout 150 "$2" run --backend cuda $opts --json "$out/ab-$3-$1-$name.json" \
+      > "$out/ab-$3-$1-$name.txt" 2>&1
+    echo "ab round $3 $1 $name rc=$?" | tee -a "$log"
+  done
+}
 ab_rounds() {  # rounds; shapes (NAME|OPTIONS lines) on stdin
-  local shapes=() round
-  mapfile -t shapes
-  ab_one() {  # label, binary, round
-    local line name opts
-    for line in "${shapes[@]}"; do
-      name=${line%%|*} opts=${line#*|}
-      timeout 150 "$2" run --backend cuda $opts --json "$out/ab-$3-$1-$name.json" \
-        > "$out/ab-$3-$1-$name.txt" 2>&1
-      echo "ab round $3 $1 $name rc=$?" | tee -a "$log"
-    done
-  }
+  local round
+  mapfile -t ab_shapes
   for round in $(seq 1 "$1"); do
     step "A/B round $round: $(smi)"
     if [ $((round % 2)) = 1 ]; then ab_one old "$old" "$round"; ab_one new "$rb" "$round"

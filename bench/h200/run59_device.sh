@@ -33,16 +33,7 @@ if [ "$phase" = ab ]; then
   gpu_tests
   verify_all
   (out=$out/verify-new2; rb=$new2; mkdir -p "$out"; verify_all)
-  mapfile -t shapes < <(kernel_ab_shapes)
-  ab_one() {  # label, binary, round
-    local line name opts
-    for line in "${shapes[@]}"; do
-      name=${line%%|*} opts=${line#*|}
-      timeout 150 "$2" run --backend cuda $opts --json "$out/ab-$3-$1-$name.json" \
-        > "$out/ab-$3-$1-$name.txt" 2>&1
-      echo "ab round $3 $1 $name rc=$?" | tee -a "$log"
-    done
-  }
+  mapfile -t ab_shapes < <(kernel_ab_shapes)
   for round in 1 2 3; do
     step "A/B round $round: $(smi)"
     case $round in
