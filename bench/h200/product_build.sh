@@ -4,9 +4,9 @@
 # (READBENCH_FUSED_CUDA_PLUGIN points the GPU tests at it there), packed into
 # .scratch/rbx/NAME.tar.xz with libgomp beside it (carry .scratch/rbx; device_lib.sh unpacks
 # rb.tar.xz into /tmp/rb and old.tar.xz into /tmp/rbold). Other archives there stay and travel too.
-# The kernels are compiled for sm_90 only (the H200's code, as the product's "80-real;90" gives
-# it there): three binaries of every architecture would not fit the device tool's carry limit
-# twice over.
+# The kernels are compiled for sm_90 only (the code the product's "80-real;90" runs on the
+# H200): an archive of every architecture is 47.5 MB, and an A/B carries two archives beside the
+# tree within the device tool's 64 MiB.
 # Usage: bench/h200/product_build.sh [REF [NAME]]   REF: a commit (HEAD) or `worktree` (the
 #        working tree's tracked files as they are now); NAME: rb
 set -euo pipefail
