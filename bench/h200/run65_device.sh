@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Run 65 on the H200 (bench/h200/NOTES.md): run 64's lead for e4m3 K/V at B=1. There, e4m3 rows
+# under `warps=8` (the eight-warp kernel of two stages) with 16 splits a row were 4-8% faster
+# from L=8192 than the product's four-warp rows of 32-33 splits, where run 58's 32 splits of the
+# same kernel were slower. Which of the two is it, the kernel or the splits? Variants of the
+# variant build (no kernel change): eight-warp rows at waves 0.5, 0.625 and 0.75 (16, 20 and 24
+# splits), four-warp rows at waves 0.5 (16 splits, an SM each; run 38's `waves=0.5`), the
+# default. Prediction: if the splits, the four-warp rows of 16 gain as much; if the kernel,
+# only the eight-warp rows, at every split count.
+# Second call (run 65b): RUN65_SPECS='"" warps=8 warps=8,waves=0.5 warps=8,stages=3
+# warps=8,stages=3,waves=0.5' (the specs, space-separated; "" the default): two stages against
+# three of the eight-warp kernel, at 16 splits and at 8 (clusters), since run 65's two-stage
+# clusters of 8 read 3.69 TB/s at L=131072 where run 64's three-stage ones read 2.54.
+# Usage: [RUN65_SPECS=...] bench/h200/run65_device.sh OUTDIR
+set -u -o pipefail
+out=${1:?OUTDIR}
+. "$(dirname "$0")/variant_lib.sh"  # log, step, variant_checks, timelines
+step "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
+specs=("" warps=8,waves=0.5 warps=8,waves=0.625 warps=8,waves=0.75 waves=0.5)
+[ -n "${RUN65_SPECS:-}" ] && eval "specs=($RUN65_SPECS)"
+for pass in fwd1 bwd fwd2; do
+  order=("${specs[@]}")
+  if [ $pass = bwd ]; then
+    order=()
+    for ((i = ${#specs[@]} - 1; i >= 0; i--)); do order+=("${specs[i]}"); done
+  fi
+  step "b1, $pass"
+  timeout 150 /tmp/cv/cuda_variants b1 "$out/b1-$pass.csv" "${order[@]}" > "$out/b1-$pass.txt" 2>&1
+  echo "b1 $pass rc=$? fails=$(grep -c FAIL "$out/b1-$pass.txt")" | tee -a "$log"
+done
+for tool in memcheck racecheck; do
+  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/cv/cuda_variants \
+    sanitize "${specs[1]}" >> "$out/sanitizer.log" 2>&1
+  echo "sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
+done
+step done
