@@ -7,10 +7,12 @@
 # splits), four-warp rows at waves 0.5 (16 splits, an SM each; run 38's `waves=0.5`), the
 # default. Prediction: if the splits, the four-warp rows of 16 gain as much; if the kernel,
 # only the eight-warp rows, at every split count.
-# Second call (run 65b): RUN65_SPECS='"" warps=8 warps=8,waves=0.5 warps=8,stages=3
-# warps=8,stages=3,waves=0.5' (the specs, space-separated; "" the default): two stages against
-# three of the eight-warp kernel, at 16 splits and at 8 (clusters), since run 65's two-stage
-# clusters of 8 read 3.69 TB/s at L=131072 where run 64's three-stage ones read 2.54.
+# Second call (65b), RUN65_SPECS='"" warps=8 warps=8,waves=0.5 warps=8,stages=3
+# warps=8,stages=3,waves=0.5': two stages against three of the eight-warp kernel, at 16 splits
+# and at 8 (clusters), since run 65's two-stage clusters of 8 read 3.69 TB/s at L=131072 where
+# run 64's three-stage ones read 2.54. Third call (65c), RUN65_SPECS='"" stages=2,waves=0.67
+# stages=2 stages=4 stages=6 l1=0': the product's four-warp blocks with fewer or more stages.
+# RUN65_SPECS: the specs, space-separated, as bash words ("" the default).
 # Usage: [RUN65_SPECS=...] bench/h200/run65_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
