@@ -23,22 +23,9 @@ step "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --f
 specs=("" warps=8,stages=3,waves=0.5 warps=8,stages=3,waves=0.5,cluster=1
        warps=8,stages=3,waves=0.73,cluster=12 warps=8,stages=3,waves=0.85,cluster=14
        waves=0.365,cluster=12 waves=0.425,cluster=14)
-for pass in fwd1 bwd fwd2; do
-  order=("${specs[@]}")
-  if [ $pass = bwd ]; then
-    order=()
-    for ((i = ${#specs[@]} - 1; i >= 0; i--)); do order+=("${specs[i]}"); done
-  fi
-  step "b1, $pass"
-  timeout 150 /tmp/cv/cuda_variants b1 "$out/b1-$pass.csv" "${order[@]}" > "$out/b1-$pass.txt" 2>&1
-  echo "b1 $pass rc=$? fails=$(grep -c FAIL "$out/b1-$pass.txt")" | tee -a "$log"
-done
+b1_passes "${specs[@]}"
 # The GPU tests stay here (the 64 MiB that travels holds one variant binary): b1 checks each
 # call against the f64 reference before it times it; memcheck and racecheck over `sanitize`.
-for tool in memcheck racecheck; do
-  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/cv/cuda_variants \
-    sanitize warps=8,stages=3,waves=0.5 >> "$out/sanitizer.log" 2>&1
-  echo "sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
-done
+variant_sanitize warps=8,stages=3,waves=0.5 memcheck racecheck
 timelines "" warps=8,stages=3,waves=0.5
 step done

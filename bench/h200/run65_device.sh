@@ -20,19 +20,6 @@ out=${1:?OUTDIR}
 step "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
 specs=("" warps=8,waves=0.5 warps=8,waves=0.625 warps=8,waves=0.75 waves=0.5)
 [ -n "${RUN65_SPECS:-}" ] && eval "specs=($RUN65_SPECS)"
-for pass in fwd1 bwd fwd2; do
-  order=("${specs[@]}")
-  if [ $pass = bwd ]; then
-    order=()
-    for ((i = ${#specs[@]} - 1; i >= 0; i--)); do order+=("${specs[i]}"); done
-  fi
-  step "b1, $pass"
-  timeout 150 /tmp/cv/cuda_variants b1 "$out/b1-$pass.csv" "${order[@]}" > "$out/b1-$pass.txt" 2>&1
-  echo "b1 $pass rc=$? fails=$(grep -c FAIL "$out/b1-$pass.txt")" | tee -a "$log"
-done
-for tool in memcheck racecheck; do
-  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/cv/cuda_variants \
-    sanitize "${specs[1]}" >> "$out/sanitizer.log" 2>&1
-  echo "sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
-done
+b1_passes "${specs[@]}"
+variant_sanitize "${specs[1]}" memcheck racecheck
 step done
