@@ -18,7 +18,7 @@
 # Usage: bench/h200/run64_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
-. "$(dirname "$0")/variant_lib.sh"  # log, step, variant_checks, timelines
+. "$(dirname "$0")/variant_lib.sh"  # log, step, b1_passes, variant_sanitize, timelines
 step "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
 specs=("" warps=8,stages=3,waves=0.5 warps=8,stages=3,waves=0.5,cluster=1
        warps=8,stages=3,waves=0.73,cluster=12 warps=8,stages=3,waves=0.85,cluster=14

@@ -16,7 +16,7 @@
 # Usage: [RUN65_SPECS=...] bench/h200/run65_device.sh OUTDIR
 set -u -o pipefail
 out=${1:?OUTDIR}
-. "$(dirname "$0")/variant_lib.sh"  # log, step, variant_checks, timelines
+. "$(dirname "$0")/variant_lib.sh"  # log, step, b1_passes, variant_sanitize, timelines
 step "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
 specs=("" warps=8,waves=0.5 warps=8,waves=0.625 warps=8,waves=0.75 waves=0.5)
 [ -n "${RUN65_SPECS:-}" ] && eval "specs=($RUN65_SPECS)"
