@@ -2,6 +2,7 @@
 """Summarises `cuda_variants b1` passes (b1-fwd1/bwd/fwd2.csv in RESULTS): min us of each shape
 and spec, the range over the passes, with splits a row (s) and cluster size (c).
 Usage: b1_summary.py RESULTS TITLE (bench/h200 runs 64-65 wrote b1-summary.txt with it)."""
+import csv, collections, sys
 R=sys.argv[1]; title=sys.argv[2]
 d=collections.defaultdict(list); cl={}; sp={}
 for f in ['b1-fwd1.csv','b1-bwd.csv','b1-fwd2.csv']:
