@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -252,6 +253,49 @@ TEST_CASE("a short split history merged through a thread block cluster matches t
 #endif
           check_paths(*backend, c);
         }
+}
+
+TEST_CASE("few rows run as clusters of eight-warp blocks where measured and match the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const Types& t : kAllTypes)
+    for (const auto& [hq, hkv, d] : {std::tuple{32, 8, 128}, std::tuple{32, 8, 64},
+                                     std::tuple{8, 2, 128}})
+      for (const std::int64_t length : {1024, 2048, 2049, 6144, 6145, 8192, 8193}) {
+        Case c;
+        c.dtype = t.q;
+        c.kv = t.kv;
+        c.batch = 1;
+        c.q_heads = hq;
+        c.kv_heads = hkv;
+        c.head_dim = d;
+        c.length = length;
+#if defined(READBENCH_HAVE_CUDA)
+        const int sm_count = backend->gpu_info()->sm_count;
+        const rb::cuda::DecodePlan plan =
+            rb::cuda::plan_decode(problem_of(c), rb::cuda::KvLayout::paged, sm_count, test_tuning());
+        const auto few = rb::cuda::find_paged_few_rows_kernel(problem_of(c), test_tuning());
+        INFO(describe(c), " splits=", plan.splits, " cluster=", plan.cluster,
+             " threads=", plan.kernel.threads);
+        CHECK(plan.splits > 1);
+#if !defined(READBENCH_BENCH_VARIANTS)  // (a variant of the block has none)
+        // Eight warps only for 16-bit q at D=128, K/V in q's type or e4m3.
+        CHECK(few.has_value() == (d == 128 && t.q != rb::DType::f32));
+        if (!few) CHECK(plan.kernel.threads != 256);
+#endif
+        // Taken by the 8 rows of Hkv=8 B=1 on a device of 128-255 SMs (16-31 a row) whose
+        // clusters of 8 are resident (the H100's and H200's), in the kernel's range of lengths;
+        // never by rows of 2.
+        const bool in_range = few && length >= few->min_length && length <= few->max_length;
+#if !defined(READBENCH_BENCH_VARIANTS)
+        if (hkv == 2 || !in_range) CHECK(plan.kernel.threads != 256);
+#endif
+        if (in_range && hkv == 8 && sm_count >= 128 && sm_count < 256 &&
+            rb::cuda::kernels_support_dependent_launch() && test_tuning().cluster >= 8)
+          CHECK((plan.kernel.threads == 256 && plan.splits == 8 && plan.cluster == 8));
+#endif
+        check_paths(*backend, c);
+      }
 }
 
 TEST_CASE("a merge of more splits than its block stages at once matches the reference") {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "core/dtype.hpp"
@@ -124,6 +125,11 @@ struct Tuning {
   // L=2048 was 7% slower (run 50); rows of several clusters were 7-57% slower (run 49).
   int cluster = 8;
   bool cluster_spread = true;
+  // A row of a few (16 to 31 SMs for each: B = 1 with 8 KV heads on 132 SMs) whose history
+  // length is in its FewRowsKernel's range runs as one cluster of 8 blocks of eight warps, one
+  // an SM. bench/h200 run 67, readbench's min, B=1 Hkv=8 D=128: e4m3 K/V L=2048 5.80 -> 4.86 us,
+  // L=4096 7.25 -> 6.72, L=5120 8.43 -> 7.64; bf16 L=4096 8.63 -> 7.50 us.
+  bool few_rows = true;
   bool graph_replay = true;  // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
   // its reads of the paged history overlap the end of the kernel before it (kernels/decode.cuh).
@@ -147,7 +153,7 @@ struct Tuning {
 };
 #if defined(READBENCH_BENCH_VARIANTS)
 // Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge, mergev, pdl, shortsplit, fence, cluster, spread) to `t`, as bench/h200 names its variants.
+// merge, mergev, pdl, shortsplit, fence, cluster, spread, fewrows) to `t`, as bench/h200 names its variants.
 // Throws InputError naming a bad entry.
 void apply_tuning(Tuning& t, std::string_view spec);
 #endif
@@ -204,5 +210,16 @@ cudaError_t launch_kernel(const void* function, dim3 grid, dim3 block, std::size
 // Internal: the kernel tables of each layout (paged_decode.cu, block_gather.cu).
 DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t);
 DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t);
+
+// The kernel a split row with SMs of its own takes instead of the default (Tuning::few_rows),
+// and the history lengths where the H200 measured it faster.
+struct FewRowsKernel {
+  DecodeKernel kernel;  // eight warps of two stages
+  int min_length = 0;   // a row of min_length..max_length tokens: one cluster of 8 splits
+  int max_length = 0;
+};
+// None where the problem's shape was not measured faster with it (and, in variant builds, under
+// any variant of the block).
+std::optional<FewRowsKernel> find_paged_few_rows_kernel(const DecodeProblem& p, const Tuning& t);
 
 }  // namespace readbench::cuda

@@ -38,7 +38,8 @@ DecodeKernel decode_kernel_entry() {
 // flight (the bf16 D = 128 kernel's three stages of 8 KiB, which read at 98% of the H200's
 // ceiling): 3 stages of 8 KiB, 5 of 4 KiB, 8 of 2 KiB; two when a stage exceeds 8 KiB a warp.
 // Variant builds also hold eight warps with two stages (`t.warps` 8, for stages of at most
-// 8 KiB; otherwise the four-warp block), which measured slower.
+// 8 KiB; otherwise the four-warp block), which measured slower but for few rows: the paged
+// table's few-rows kernels (find_paged_few_rows_kernel).
 template <class Math>
 constexpr int default_stages() {
   constexpr int kStageBytes = stage_chunks<Math>() * 16;
