@@ -259,8 +259,8 @@ TEST_CASE("few rows run as clusters of eight-warp blocks where measured and matc
   auto backend = cuda_or_skip();
   if (!backend) return;
   for (const Types& t : kAllTypes)
-    for (const auto& [hq, hkv, d] : {std::tuple{32, 8, 128}, std::tuple{32, 8, 64},
-                                     std::tuple{8, 2, 128}})
+    for (const auto& [hq, hkv, d] :
+         {std::tuple{32, 8, 128}, std::tuple{32, 8, 64}, std::tuple{8, 2, 128}})
       for (const std::int64_t length : {1024, 2048, 2049, 6144, 6145, 8192, 8193}) {
         Case c;
         c.dtype = t.q;
@@ -272,8 +272,8 @@ TEST_CASE("few rows run as clusters of eight-warp blocks where measured and matc
         c.length = length;
 #if defined(READBENCH_HAVE_CUDA)
         const int sm_count = backend->gpu_info()->sm_count;
-        const rb::cuda::DecodePlan plan =
-            rb::cuda::plan_decode(problem_of(c), rb::cuda::KvLayout::paged, sm_count, test_tuning());
+        const rb::cuda::DecodePlan plan = rb::cuda::plan_decode(
+            problem_of(c), rb::cuda::KvLayout::paged, sm_count, test_tuning());
         const auto few = rb::cuda::find_paged_few_rows_kernel(problem_of(c), test_tuning());
         INFO(describe(c), " splits=", plan.splits, " cluster=", plan.cluster,
              " threads=", plan.kernel.threads);
@@ -281,18 +281,18 @@ TEST_CASE("few rows run as clusters of eight-warp blocks where measured and matc
 #if !defined(READBENCH_BENCH_VARIANTS)  // (a variant of the block has none)
         // Eight warps only for 16-bit q at D=128, K/V in q's type or e4m3.
         CHECK(few.has_value() == (d == 128 && t.q != rb::DType::f32));
-        if (!few) CHECK(plan.kernel.threads != 256);
 #endif
-        // Taken by the 8 rows of Hkv=8 B=1 on a device of 128-255 SMs (16-31 a row) whose
-        // clusters of 8 are resident (the H100's and H200's), in the kernel's range of lengths;
-        // never by rows of 2.
-        const bool in_range = few && length >= few->min_length && length <= few->max_length;
-#if !defined(READBENCH_BENCH_VARIANTS)
-        if (hkv == 2 || !in_range) CHECK(plan.kernel.threads != 256);
-#endif
-        if (in_range && hkv == 8 && sm_count >= 128 && sm_count < 256 &&
-            rb::cuda::kernels_support_dependent_launch() && test_tuning().cluster >= 8)
+        // Taken where the kernel's range holds the length and each of the B * Hkv rows has
+        // 16-31 SMs (the 8 rows of Hkv=8 B=1 on an H100 or H200, whose clusters of 8 are
+        // resident); never elsewhere.
+        const int sms_per_row = sm_count / (c.batch * c.kv_heads);
+        const bool taken = few && length >= few->min_length && length <= few->max_length &&
+                           sms_per_row >= 16 && sms_per_row < 32;
+#if !defined(READBENCH_BENCH_VARIANTS)  // (a variant may change the block or the merge)
+        if (!taken) CHECK(plan.kernel.threads != 256);
+        if (taken && sm_count >= 128 && rb::cuda::kernels_support_dependent_launch())
           CHECK((plan.kernel.threads == 256 && plan.splits == 8 && plan.cluster == 8));
+#endif
 #endif
         check_paths(*backend, c);
       }

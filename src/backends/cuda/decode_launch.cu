@@ -84,10 +84,12 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
 }
 
 // A split row of a few (Tuning::few_rows) as one cluster of 8 blocks of the few-rows kernel, an
-// SM each, where its length is in the kernel's range and the clusters are resident; otherwise
-// `plan` stays as it is.
+// SM each, where its length is in the kernel's range and plan_clusters finds the device able to
+// hold every row's cluster at once; otherwise `plan` stays as it is. The plan has 8 splits
+// (lengths from 1024), so it never launches the kernel's unsplit form.
 void plan_few_rows(const DecodeProblem& p, const Tuning& t, int sm_count, DecodePlan& plan) {
   constexpr int kClusterSplits = 8;
+  if (!clusters_allowed(t)) return;
   const std::optional<FewRowsKernel> f = find_paged_few_rows_kernel(p, t);
   if (!f || p.length < f->min_length || p.length > f->max_length) return;
   const DecodeKernel& k = f->kernel;
@@ -96,20 +98,17 @@ void plan_few_rows(const DecodeProblem& p, const Tuning& t, int sm_count, Decode
   // As measured: 8 rows on 132 SMs. Rows of 2 (66 SMs each) lost up to 10% (run 67).
   const std::int64_t sms_per_row = sm_count / rows;
   if (sms_per_row < 16 || sms_per_row >= 32) return;
-  allow_dynamic_smem(k.function, k.smem_bytes);
   DecodePlan c = plan;  // the launch flags stay
   c.kernel = k;
-  RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c.blocks_per_sm, k.function,
-                                                              k.threads, k.smem_bytes));
-  if (c.blocks_per_sm < 1) return;
   c.head_tiles = head_tiles;
   c.split_tokens = ceil_div(ceil_div(p.length, kClusterSplits), k.tile_tokens) * k.tile_tokens;
   c.splits = ceil_div(p.length, c.split_tokens);
   c.cluster = 1;
-  c.split_smem_bytes = k.smem_bytes;
-  if (c.splits <= 1) return;
-  plan_clusters(p, t, rows, c);
-  if (c.cluster == c.splits) plan = c;
+  plan_clusters(p, t, rows, c);  // checks the shared memory against the device's limit
+  if (c.cluster != c.splits) return;
+  RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c.blocks_per_sm, k.cluster_function,
+                                                              k.threads, c.split_smem_bytes));
+  plan = c;
 }
 
 #if defined(READBENCH_BENCH_VARIANTS)
@@ -222,7 +221,6 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   // the counter (Tuning::cluster).
   plan.split_smem_bytes = k.smem_bytes;
   if (plan.splits > 1) plan_clusters(p, t, blocks, plan);
-  // Or few rows' layout (Tuning::few_rows; the paged history's alone).
   if (plan.splits > 1 && layout == KvLayout::paged) plan_few_rows(p, t, sm_count, plan);
   return plan;
 }

@@ -126,9 +126,9 @@ struct Tuning {
   int cluster = 8;
   bool cluster_spread = true;
   // A row of a few (16 to 31 SMs for each: B = 1 with 8 KV heads on 132 SMs) whose history
-  // length is in its FewRowsKernel's range runs as one cluster of 8 blocks of eight warps, one
-  // an SM. bench/h200 run 67, readbench's min, B=1 Hkv=8 D=128: e4m3 K/V L=2048 5.80 -> 4.86 us,
-  // L=4096 7.25 -> 6.72, L=5120 8.43 -> 7.64; bf16 L=4096 8.63 -> 7.50 us.
+  // length is in its FewRowsKernel's range runs as one cluster of 8 blocks of eight warps (one
+  // an SM, under cluster_spread). bench/h200 run 67, readbench's min, B=1 Hkv=8 D=128: e4m3 K/V
+  // L=2048 5.79 -> 4.86 us, L=4096 7.26 -> 6.70, L=4608 8.17 -> 7.29; bf16 L=4096 8.63 -> 7.47.
   bool few_rows = true;
   bool graph_replay = true;  // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
@@ -153,8 +153,8 @@ struct Tuning {
 };
 #if defined(READBENCH_BENCH_VARIANTS)
 // Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge, mergev, pdl, shortsplit, fence, cluster, spread, fewrows) to `t`, as bench/h200 names its variants.
-// Throws InputError naming a bad entry.
+// merge, mergev, pdl, shortsplit, fence, cluster, spread, fewrows) to `t`, as bench/h200 names
+// its variants. Throws InputError naming a bad entry.
 void apply_tuning(Tuning& t, std::string_view spec);
 #endif
 
@@ -212,7 +212,7 @@ DecodeKernel find_paged_decode_kernel(const DecodeProblem& p, const Tuning& t);
 DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t);
 
 // The kernel a split row with SMs of its own takes instead of the default (Tuning::few_rows),
-// and the history lengths where the H200 measured it faster.
+// and the history lengths where the H200 measured it faster or even (paged_decode.cu).
 struct FewRowsKernel {
   DecodeKernel kernel;  // eight warps of two stages
   int min_length = 0;   // a row of min_length..max_length tokens: one cluster of 8 splits

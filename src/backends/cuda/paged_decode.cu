@@ -39,36 +39,38 @@ DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t) {
 }  // namespace
 #endif
 
-std::optional<FewRowsKernel> find_paged_few_rows_kernel(const DecodeProblem& p,
-                                                        const Tuning& t) {
+namespace {
+
+// The few-rows kernel for q of type T, K/V in T or e4m3, D = 128, and its lengths. bench/h200
+// run 67 (readbench's min, B=1 Hkv=8, against the default): e4m3 K/V -2% at L=1024, -7 to -17%
+// from L=2048 to 5120, -1% at 6144 (768 tokens a split), where run 66's replay had clusters
+// lose from L=8192; bf16 K/V -13% at L=4096, -0.6% at 8192 (f16 +0.5%), but +4% (f16 +6%) at
+// L=2048, where the default is a cluster of four-warp blocks. Neither gained from 16 splits of
+// the kernel at longer lengths (e4m3 +1.4% at L=16384, -4.4% at 32768, +2.5% at 131072). f16
+// q measured alike (L=4096: f16 K/V -13%, e4m3 K/V -9%).
+template <class T>
+FewRowsKernel few_rows_kernel(bool e4m3_kv) {
   using kernels::decode_kernel_entry;
-  using kernels::E4m3;
   using kernels::MmaMath;
   using kernels::PagedRows;
+  if (e4m3_kv)
+    return {decode_kernel_entry<MmaMath<T, 128, kernels::E4m3>, PagedRows, 8, 2>(), 1024, 6144};
+  return {decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 2>(), 2049, 8192};
+}
+
+}  // namespace
+
+std::optional<FewRowsKernel> find_paged_few_rows_kernel(const DecodeProblem& p, const Tuning& t) {
 #if defined(READBENCH_BENCH_VARIANTS)
   if (t.warps != 4 || t.stages != 0 || t.kv_per_block != 1 || t.simt_half) return std::nullopt;
 #endif
-  if (!t.few_rows || p.head_dim != 128) return std::nullopt;
-  // bench/h200 run 67 (readbench's min, B=1 Hkv=8, against the default): e4m3 K/V -2% at
-  // L=1024, -7 to -17% from L=2048 to 5120, -1% at 6144 (768 tokens a split), where run 66's
-  // replay had clusters lose from L=8192; bf16 K/V -13% at L=4096, -0.3% at 8192 (f16 +0.5%),
-  // but +4% (f16 +6%) at L=2048, where the default is a cluster of four-warp blocks. Neither
-  // gained from 16 splits of the kernel at longer lengths (e4m3 +1.4% at L=16384, -4.4% at
-  // 32768, +2.5% at 131072). f16 q measured alike (L=4096: f16 K/V -13%, e4m3 K/V -9%).
-  const bool e4m3 = p.kv_dtype == DType::e4m3;
-  if (!e4m3 && p.kv_dtype != p.dtype) return std::nullopt;
-  FewRowsKernel f;
-  f.min_length = e4m3 ? 1024 : 2049;
-  f.max_length = e4m3 ? 6144 : 8192;
+  const bool e4m3_kv = p.kv_dtype == DType::e4m3;
+  if (!t.few_rows || p.head_dim != 128 || (!e4m3_kv && p.kv_dtype != p.dtype)) return std::nullopt;
   switch (p.dtype) {
     case DType::bf16:
-      f.kernel = e4m3 ? decode_kernel_entry<MmaMath<__nv_bfloat16, 128, E4m3>, PagedRows, 8, 2>()
-                      : decode_kernel_entry<MmaMath<__nv_bfloat16, 128>, PagedRows, 8, 2>();
-      return f;
+      return few_rows_kernel<__nv_bfloat16>(e4m3_kv);
     case DType::f16:
-      f.kernel = e4m3 ? decode_kernel_entry<MmaMath<__half, 128, E4m3>, PagedRows, 8, 2>()
-                      : decode_kernel_entry<MmaMath<__half, 128>, PagedRows, 8, 2>();
-      return f;
+      return few_rows_kernel<__half>(e4m3_kv);
     default:
       return std::nullopt;
   }

@@ -34,12 +34,13 @@ DecodeKernel decode_kernel_entry() {
   return k;
 }
 
-// The block every kernel comes in (sm_80 fits it): four warps, each keeping 16 KiB of K/V in
+// The block the default kernels come in (sm_80 fits it): four warps, each keeping 16 KiB of K/V in
 // flight (the bf16 D = 128 kernel's three stages of 8 KiB, which read at 98% of the H200's
 // ceiling): 3 stages of 8 KiB, 5 of 4 KiB, 8 of 2 KiB; two when a stage exceeds 8 KiB a warp.
 // Variant builds also hold eight warps with two stages (`t.warps` 8, for stages of at most
-// 8 KiB; otherwise the four-warp block), which measured slower but for few rows: the paged
-// table's few-rows kernels (find_paged_few_rows_kernel).
+// 8 KiB; otherwise the four-warp block), which measured slower everywhere but in the rows of
+// plan_decode's few-rows layout: the product compiles that block for those alone (16-bit q,
+// D = 128: find_paged_few_rows_kernel; 128 KiB of shared memory for 16-bit K/V).
 template <class Math>
 constexpr int default_stages() {
   constexpr int kStageBytes = stage_chunks<Math>() * 16;
