@@ -56,7 +56,7 @@ std::unique_ptr<rb::Backend> cuda_or_skip() {
 
 struct Case {
   rb::DType dtype = rb::DType::bf16;
-  std::optional<rb::DType> kv;  // K/V storage; empty: dtype
+  std::optional<rb::DType> kv = std::nullopt;  // K/V storage; empty: dtype
   int batch = 7;
   int q_heads = 32;
   int kv_heads = 8;
@@ -134,10 +134,7 @@ TEST_CASE("both paths match the reference in every dtype pair at short and odd l
   if (!backend) return;
   for (const Types& t : kAllTypes)
     for (const std::int64_t length : {1, 16, 17, 1000}) {
-      Case c;
-      c.dtype = t.q;
-      c.kv = t.kv;
-      c.length = length;
+      const Case c{.dtype = t.q, .kv = t.kv, .length = length};
       check_paths(*backend, c);
     }
 }
@@ -147,11 +144,7 @@ TEST_CASE("group sizes one, four and eight match the reference") {
   if (!backend) return;
   for (const Types& t : kAllTypes)
     for (const auto& [hq, hkv] : {std::pair{8, 8}, std::pair{32, 8}, std::pair{32, 4}}) {
-      Case c;
-      c.dtype = t.q;
-      c.kv = t.kv;
-      c.q_heads = hq;
-      c.kv_heads = hkv;
+      const Case c{.dtype = t.q, .kv = t.kv, .q_heads = hq, .kv_heads = hkv};
       check_paths(*backend, c);
     }
 }
@@ -162,13 +155,8 @@ TEST_CASE("group sizes without their own kernel still match the reference") {
   for (const Types& t : {Types{rb::DType::f32, {}}, Types{rb::DType::bf16, {}},
                          Types{rb::DType::bf16, rb::DType::e4m3}})
     for (const auto& [hq, hkv] : {std::pair{24, 8}, std::pair{32, 2}, std::pair{20, 2}}) {
-      Case c;
-      c.dtype = t.q;
-      c.kv = t.kv;
-      c.batch = 2;
-      c.q_heads = hq;
-      c.kv_heads = hkv;
-      c.length = 333;
+      const Case c{
+          .dtype = t.q, .kv = t.kv, .batch = 2, .q_heads = hq, .kv_heads = hkv, .length = 333};
       check_paths(*backend, c);
     }
 }
@@ -179,12 +167,7 @@ TEST_CASE("head dims 64, 128 and 256 match the reference") {
   for (const Types& t : kAllTypes)
     for (const int d : {64, 128, 256})
       for (const std::int64_t length : {17, 1000}) {
-        Case c;
-        c.dtype = t.q;
-        c.kv = t.kv;
-        c.batch = 3;
-        c.head_dim = d;
-        c.length = length;
+        const Case c{.dtype = t.q, .kv = t.kv, .batch = 3, .head_dim = d, .length = length};
         check_paths(*backend, c);
       }
 }
@@ -196,11 +179,7 @@ TEST_CASE("block sizes 8, 16, 32 and an odd size match the reference") {
     for (const std::int64_t length :
          {std::int64_t(1), std::int64_t(s), std::int64_t(s) + 1, std::int64_t(1000)})
       for (const Types& t : kAllTypes) {
-        Case c;
-        c.dtype = t.q;
-        c.kv = t.kv;
-        c.block_size = s;
-        c.length = length;
+        const Case c{.dtype = t.q, .kv = t.kv, .block_size = s, .length = length};
         check_paths(*backend, c);
       }
 }
@@ -209,11 +188,7 @@ TEST_CASE("a long single sequence splits its history and matches the reference")
   auto backend = cuda_or_skip();
   if (!backend) return;
   for (const Types& t : kAllTypes) {
-    Case c;
-    c.dtype = t.q;
-    c.kv = t.kv;
-    c.batch = 1;
-    c.length = 65537;
+    const Case c{.dtype = t.q, .kv = t.kv, .batch = 1, .length = 65537};
 #if defined(READBENCH_HAVE_CUDA)
     CHECK(splits_of(*backend, c) > 1);
 #endif
@@ -228,13 +203,12 @@ TEST_CASE("a short split history merged through a thread block cluster matches t
     for (const int head_dim : {64, 128, 256})
       for (const int kv_heads : {8, 2})
         for (const std::int64_t length : {257, 1000, 2048}) {
-          Case c;
-          c.dtype = t.q;
-          c.kv = t.kv;
-          c.batch = 1;
-          c.kv_heads = kv_heads;
-          c.head_dim = head_dim;
-          c.length = length;
+          const Case c{.dtype = t.q,
+                       .kv = t.kv,
+                       .batch = 1,
+                       .kv_heads = kv_heads,
+                       .head_dim = head_dim,
+                       .length = length};
 #if defined(READBENCH_HAVE_CUDA)
           const rb::cuda::DecodePlan plan =
               rb::cuda::plan_decode(problem_of(c), rb::cuda::KvLayout::paged,
@@ -262,14 +236,13 @@ TEST_CASE("few rows run as clusters of eight-warp blocks where measured and matc
     for (const auto& [hq, hkv, d] :
          {std::tuple{32, 8, 128}, std::tuple{32, 8, 64}, std::tuple{8, 2, 128}})
       for (const std::int64_t length : {1024, 2048, 2049, 6144, 6145, 8192, 8193}) {
-        Case c;
-        c.dtype = t.q;
-        c.kv = t.kv;
-        c.batch = 1;
-        c.q_heads = hq;
-        c.kv_heads = hkv;
-        c.head_dim = d;
-        c.length = length;
+        const Case c{.dtype = t.q,
+                     .kv = t.kv,
+                     .batch = 1,
+                     .q_heads = hq,
+                     .kv_heads = hkv,
+                     .head_dim = d,
+                     .length = length};
 #if defined(READBENCH_HAVE_CUDA)
         const int sm_count = backend->gpu_info()->sm_count;
         const rb::cuda::DecodePlan plan = rb::cuda::plan_decode(
@@ -303,14 +276,14 @@ TEST_CASE("a merge of more splits than its block stages at once matches the refe
   if (!backend) return;
   for (const int head_dim : {64, 128, 256})
     for (const Types& t : kAllTypes) {
-      Case c;  // one KV head over a long history: a split for every block the SMs hold
-      c.dtype = t.q;
-      c.kv = t.kv;
-      c.batch = 1;
-      c.q_heads = 8;
-      c.kv_heads = 1;
-      c.head_dim = head_dim;
-      c.length = 65537;
+      // one KV head over a long history: a split for every block the SMs hold
+      const Case c{.dtype = t.q,
+                   .kv = t.kv,
+                   .batch = 1,
+                   .q_heads = 8,
+                   .kv_heads = 1,
+                   .head_dim = head_dim,
+                   .length = 65537};
 #if defined(READBENCH_HAVE_CUDA)
       // The merging block stages as many splits' partials (D floats and a log-sum-exp for each
       // of its query heads) as its shared memory holds, and merges batch after batch.
@@ -334,9 +307,7 @@ TEST_CASE("a merge of more splits than its block stages at once matches the refe
 TEST_CASE("a batch that fills the device runs unsplit and matches the reference") {
   auto backend = cuda_or_skip();
   if (!backend) return;
-  Case c;
-  c.batch = 64;
-  c.length = 300;
+  const Case c{.batch = 64, .length = 300};
 #if defined(READBENCH_HAVE_CUDA)
   CHECK(splits_of(*backend, c) == 1);
 #endif
@@ -346,9 +317,7 @@ TEST_CASE("a batch that fills the device runs unsplit and matches the reference"
 TEST_CASE("calls cycle over every replica and replica zero stays correct") {
   auto backend = cuda_or_skip();
   if (!backend) return;
-  Case c;
-  c.replicas = 3;
-  c.length = 1000;
+  const Case c{.length = 1000, .replicas = 3};
   rb::HostWorkload h = rb::make_host_workload(workload_of(c));
   const std::vector<double> ref = rb::reference_attention(h, 0);
   backend->prepare(std::move(h));
@@ -385,12 +354,11 @@ TEST_CASE("overlapping back-to-back calls leave every replica's output right") {
   for (const Types& t : kAllTypes)
     for (const Shape& shape :
          {Shape{1, 65537, 3}, Shape{3, 1000, 3}, Shape{64, 300, 3}, Shape{1, 4099, 1}}) {
-      Case c;
-      c.dtype = t.q;
-      c.kv = t.kv;
-      c.batch = shape.batch;
-      c.length = shape.length;
-      c.replicas = shape.replicas;
+      const Case c{.dtype = t.q,
+                   .kv = t.kv,
+                   .batch = shape.batch,
+                   .length = shape.length,
+                   .replicas = shape.replicas};
       INFO(describe(c));
       rb::HostWorkload h = rb::make_host_workload(workload_of(c));
       std::vector<std::vector<double>> ref;
@@ -416,10 +384,7 @@ TEST_CASE("overlapping back-to-back calls leave every replica's output right") {
 TEST_CASE("an unsupported head dim is an input error naming it") {
   auto backend = cuda_or_skip();
   if (!backend) return;
-  Case c;
-  c.head_dim = 96;
-  c.length = 20;
-  c.batch = 1;
+  const Case c{.batch = 1, .head_dim = 96, .length = 20};
   CHECK_THROWS_WITH_AS(backend->prepare(rb::make_host_workload(workload_of(c))),
                        doctest::Contains("--head-dim 96"), rb::InputError);
 }
@@ -478,12 +443,11 @@ TEST_CASE("readbench's fused read as a plugin matches the built-in path bit for 
   const rb::Path plugin = rb::Path::of_plugin("readbench_fused_cuda");
   for (const Types& t : kAllTypes)
     for (std::int64_t length : {1, 17, 1000, 65537}) {
-      Case c;
-      c.dtype = t.q;
-      c.kv = t.kv;
-      c.length = length;
-      c.batch = length > 1000 ? 1 : 3;
-      c.replicas = 2;
+      const Case c{.dtype = t.q,
+                   .kv = t.kv,
+                   .batch = length > 1000 ? 1 : 3,
+                   .length = length,
+                   .replicas = 2};
       rb::HostWorkload h = rb::make_host_workload(workload_of(c));
       const std::vector<double> ref = rb::reference_attention(h, 0);
       backend->prepare(std::move(h));
