@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -653,7 +655,15 @@ void require_device(int device) {
 
 std::unique_ptr<Backend> make_cuda_backend(int device) {
   require_device(device);
-  return std::make_unique<CudaBackend>(device, cuda::Tuning{});
+  cuda::Tuning t;
+#if defined(READBENCH_BENCH_VARIANTS)
+  // bench/h200 only: readbench's own sweep of a kernel variant (a variant build is no product).
+  if (const char* spec = std::getenv("READBENCH_CUDA_TUNING"); spec != nullptr && *spec != '\0') {
+    cuda::apply_tuning(t, spec);
+    std::fprintf(stderr, "readbench: variant build, CUDA tuning '%s'\n", spec);
+  }
+#endif
+  return std::make_unique<CudaBackend>(device, t);
 }
 
 int cuda_device_count() {
