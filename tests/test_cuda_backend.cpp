@@ -229,13 +229,14 @@ TEST_CASE("a short split history merged through a thread block cluster matches t
         }
 }
 
-TEST_CASE("few rows run as clusters of eight-warp blocks where measured and match the reference") {
+TEST_CASE("few rows run as eight-warp blocks where measured and match the reference") {
   auto backend = cuda_or_skip();
   if (!backend) return;
   for (const Types& t : kAllTypes)
     for (const auto& [hq, hkv, d] :
          {std::tuple{32, 8, 128}, std::tuple{32, 8, 64}, std::tuple{8, 2, 128}})
-      for (const std::int64_t length : {1024, 2048, 2049, 6144, 6145, 8192, 8193}) {
+      for (const std::int64_t length :
+           {1024, 2048, 2049, 6144, 6145, 8192, 8193, 16383, 16384, 40001}) {
         const Case c{.dtype = t.q,
                      .kv = t.kv,
                      .batch = 1,
@@ -251,20 +252,37 @@ TEST_CASE("few rows run as clusters of eight-warp blocks where measured and matc
         INFO(describe(c), " splits=", plan.splits, " cluster=", plan.cluster,
              " threads=", plan.kernel.threads);
         CHECK(plan.splits > 1);
-#if !defined(READBENCH_BENCH_VARIANTS)  // (a variant of the block has none)
-        // Eight warps only for 16-bit q at D=128, K/V in q's type or e4m3.
-        CHECK(few.has_value() == (d == 128 && t.q != rb::DType::f32));
-#endif
-        // Taken where the kernel's range holds the length and each of the B * Hkv rows has
-        // 16-31 SMs (the 8 rows of Hkv=8 B=1 on an H100 or H200, whose clusters of 8 are
-        // resident); never elsewhere.
+        // Eight warps only for 16-bit q at D=128, K/V in q's type or e4m3 (the long rows: K/V
+        // in q's type). Taken where the kernel's range holds the length and each of the B * Hkv
+        // rows has 16-31 SMs (the 8 rows of Hkv=8 B=1 on an H100 or H200, whose clusters of 8
+        // are resident); never elsewhere.
         const int sms_per_row = sm_count / (c.batch * c.kv_heads);
-        const bool taken = few && length >= few->min_length && length <= few->max_length &&
-                           sms_per_row >= 16 && sms_per_row < 32;
+        const bool few_rows = sms_per_row >= 16 && sms_per_row < 32;
+        const bool taken =
+            few && length >= few->min_length && length <= few->max_length && few_rows;
+        // From the long-rows kernel's length: a block of it an SM, a split for each SM of the
+        // row (on a device whose blocks may take its 192 KiB: an H100 or H200).
+        const bool long_taken =
+            few && few->long_kernel && length >= few->long_min_length && few_rows;
+        bool long_fits = false;  // the device lets a block take the kernel's shared memory
+        if (long_taken) {
+          int optin = 0;
+          cudaFuncAttributes a{};
+          REQUIRE(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) ==
+                  cudaSuccess);
+          REQUIRE(cudaFuncGetAttributes(&a, few->long_kernel->function) == cudaSuccess);
+          long_fits = few->long_kernel->smem_bytes + a.sharedSizeBytes <= std::size_t(optin);
+        }
 #if !defined(READBENCH_BENCH_VARIANTS)  // (a variant may change the block or the merge)
-        if (!taken) CHECK(plan.kernel.threads != 256);
+        CHECK(few.has_value() == (d == 128 && t.q != rb::DType::f32));
+        CHECK((few && few->long_kernel.has_value()) ==
+              (d == 128 && t.q != rb::DType::f32 && !t.kv));
+        if (!taken && !(long_taken && long_fits)) CHECK(plan.kernel.threads != 256);
         if (taken && sm_count >= 128 && rb::cuda::kernels_support_dependent_launch())
           CHECK((plan.kernel.threads == 256 && plan.splits == 8 && plan.cluster == 8));
+        if (long_taken && long_fits)
+          CHECK((plan.kernel.threads == 256 && plan.blocks_per_sm == 1 &&
+                 plan.splits == sms_per_row && plan.cluster == 1));
 #endif
 #endif
         check_paths(*backend, c);

@@ -83,6 +83,35 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
   plan.split_smem_bytes = smem;
 }
 
+// The rows of B * Hkv / kv_per_block * head tiles that a kernel `k` makes of `p`, where each
+// has 16-31 SMs to itself (as measured: 8 rows on 132 SMs; rows of 2, 66 SMs each, lost up to
+// 10% in run 67); 0 elsewhere.
+std::int64_t few_rows_of(const DecodeProblem& p, const DecodeKernel& k, int sm_count) {
+  const std::int64_t rows = std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) *
+                            ceil_div(p.group(), k.heads_per_block);
+  const std::int64_t sms_per_row = sm_count / rows;
+  return sms_per_row >= 16 && sms_per_row < 32 ? rows : 0;
+}
+
+// The long-rows kernel of Tuning::few_rows where it applies to `p` (its length, rows of a few,
+// and a device whose blocks may take its shared memory); none elsewhere.
+std::optional<DecodeKernel> long_rows_kernel(const DecodeProblem& p, const Tuning& t,
+                                             int sm_count) {
+  const std::optional<FewRowsKernel> f = find_paged_few_rows_kernel(p, t);
+  if (!f || !f->long_kernel || p.length < f->long_min_length) return std::nullopt;
+  const DecodeKernel& k = *f->long_kernel;
+  if (few_rows_of(p, k, sm_count) == 0) return std::nullopt;
+  int device = 0, optin = 0;
+  RB_CUDA_CHECK(cudaGetDevice(&device));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  for (const void* function : {k.function, k.unsplit_function}) {
+    cudaFuncAttributes a{};
+    RB_CUDA_CHECK(cudaFuncGetAttributes(&a, function));
+    if (k.smem_bytes + a.sharedSizeBytes > std::size_t(optin)) return std::nullopt;
+  }
+  return k;
+}
+
 // A split row of a few (Tuning::few_rows) as one cluster of 8 blocks of the few-rows kernel, an
 // SM each, where its length is in the kernel's range and plan_clusters finds the device able to
 // hold every row's cluster at once; otherwise `plan` stays as it is. The plan has 8 splits
@@ -93,14 +122,11 @@ void plan_few_rows(const DecodeProblem& p, const Tuning& t, int sm_count, Decode
   const std::optional<FewRowsKernel> f = find_paged_few_rows_kernel(p, t);
   if (!f || p.length < f->min_length || p.length > f->max_length) return;
   const DecodeKernel& k = f->kernel;
-  const int head_tiles = ceil_div(p.group(), k.heads_per_block);
-  const std::int64_t rows = std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * head_tiles;
-  // As measured: 8 rows on 132 SMs. Rows of 2 (66 SMs each) lost up to 10% (run 67).
-  const std::int64_t sms_per_row = sm_count / rows;
-  if (sms_per_row < 16 || sms_per_row >= 32) return;
+  const std::int64_t rows = few_rows_of(p, k, sm_count);
+  if (rows == 0) return;
   DecodePlan c = plan;  // the launch flags stay
   c.kernel = k;
-  c.head_tiles = head_tiles;
+  c.head_tiles = ceil_div(p.group(), k.heads_per_block);
   c.split_tokens = ceil_div(ceil_div(p.length, kClusterSplits), k.tile_tokens) * k.tile_tokens;
   c.splits = ceil_div(p.length, c.split_tokens);
   c.cluster = 1;
@@ -157,8 +183,13 @@ std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan)
 }
 
 DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t) {
-  const DecodeKernel k = layout == KvLayout::paged ? find_paged_decode_kernel(p, t)
-                                                   : find_contiguous_decode_kernel(p, t);
+  // A row of a few over a long history: one block of the long-rows kernel an SM, split as any
+  // other kernel below (as many splits as the row has SMs).
+  std::optional<DecodeKernel> long_rows;
+  if (layout == KvLayout::paged) long_rows = long_rows_kernel(p, t, sm_count);
+  const DecodeKernel k = long_rows                   ? *long_rows
+                         : layout == KvLayout::paged ? find_paged_decode_kernel(p, t)
+                                                     : find_contiguous_decode_kernel(p, t);
   // Always: the kernel's static shared memory counts against the 48 KiB default too.
   for (const void* f : {k.function, k.unsplit_function}) allow_dynamic_smem(f, k.smem_bytes);
   DecodePlan plan;

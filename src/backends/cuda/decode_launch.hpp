@@ -129,6 +129,7 @@ struct Tuning {
   // length is in its FewRowsKernel's range runs as one cluster of 8 blocks of eight warps (one
   // an SM, under cluster_spread). bench/h200 run 67, readbench's min, B=1 Hkv=8 D=128: e4m3 K/V
   // L=2048 5.79 -> 4.86 us, L=4096 7.26 -> 6.70, L=4608 8.17 -> 7.29; bf16 L=4096 8.63 -> 7.47.
+  // From its long_min_length, such a row takes one block of the long-rows kernel an SM.
   bool few_rows = true;
   bool graph_replay = true;  // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
@@ -217,6 +218,11 @@ struct FewRowsKernel {
   DecodeKernel kernel;  // eight warps of two stages
   int min_length = 0;   // a row of min_length..max_length tokens: one cluster of 8 splits
   int max_length = 0;
+  // A row of long_min_length tokens or more: as many splits of this kernel as the row has SMs,
+  // one block an SM, merged through the workspace (eight warps of three stages, 192 KiB of
+  // shared memory: sm_90 and later); none where not measured faster.
+  std::optional<DecodeKernel> long_kernel;
+  std::int64_t long_min_length = 0;
 };
 // None where the problem's shape was not measured faster with it (and, in variant builds, under
 // any variant of the block).

@@ -48,6 +48,10 @@ namespace {
 // L=2048, where the default is a cluster of four-warp blocks. Neither gained from 16 splits of
 // the kernel at longer lengths (e4m3 +1.4% at L=16384, -4.4% at 32768, +2.5% at 131072). f16
 // q measured alike (L=4096: f16 K/V -13%, e4m3 K/V -9%).
+// The long rows, eight warps of three stages, 16 splits against the default's 32: bench/h200
+// run 70 (readbench's min, B=1 Hkv=8, three rounds) bf16 L=16384 -0.6%, 32768 -3.7%, 65536
+// -1.2%, 131072 0.0% (f16 alike); run 69 had them +0.6% at L=8192. No e4m3 K/V kernel of three
+// stages was timed (its eight warps of two stages: +8.7% at L=16384, run 69).
 template <class T>
 FewRowsKernel few_rows_kernel(bool e4m3_kv) {
   using kernels::decode_kernel_entry;
@@ -55,7 +59,8 @@ FewRowsKernel few_rows_kernel(bool e4m3_kv) {
   using kernels::PagedRows;
   if (e4m3_kv)
     return {decode_kernel_entry<MmaMath<T, 128, kernels::E4m3>, PagedRows, 8, 2>(), 1024, 6144};
-  return {decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 2>(), 2049, 8192};
+  return {decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 2>(), 2049, 8192,
+          decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 3>(), 16384};
 }
 
 }  // namespace
