@@ -1,9 +1,10 @@
-// What a chain of pure reads costs at the bytes of a B=1 fused call (bench/h200/NOTES.md, run
-// 68): no attention, no block table, no merge, only the K/V bytes of bf16 Hkv=8 D=128 (4096
-// bytes a token) streamed once per call, timed the way readbench times the fused path (an
+// What a chain of pure reads costs at the bytes of a B=1 fused call (bench/h200/NOTES.md, runs
+// 68 and 68b): no attention, no block table, no merge, only the K/V bytes of bf16 Hkv=8 D=128
+// (4096 bytes a token) streamed once per call, timed the way readbench times the fused path (an
 // L2-sized memset before each sample, untimed; a sample of N calls, each on its own stretch of
-// a pool; the min over samples, per call). Not part of readbench: a bound for what a kernel of
-// a given residency can do in readbench's chained samples.
+// a pool, replayed from a CUDA graph captured once; the min over samples, per call). Not part
+// of readbench: a bound for what a kernel of a given residency can do in readbench's chained
+// samples. (Run 68 launched each call from the host, which bounded the calls to L=2048.)
 //
 //   read_floor CSV     prints one line per (variant, length), writes them to CSV too
 //
@@ -14,14 +15,16 @@
 // Variants (each thread keeps four 16-byte loads in flight, as readbench's ceiling kernel):
 //   plain     the ceiling kernel's grid (every thread slot of every SM), ordinary launches
 //   pdl-full  the same grid as programmatic dependents: the next call may launch once every
-//             block has issued its last loads, and finds its SMs full until blocks leave (the
-//             fused kernel's shape: a call takes every slot it can)
+//             block has started its last pass of four loads (at L <= 2048, where no thread
+//             makes such a pass: once it has read), and finds its SMs full until blocks leave
+//             (the fused kernel's shape: a call takes every slot it can)
 //   pdl-half  half the slots a call, the same trigger: the next call's blocks fit beside the
 //             ones still reading (two calls overlap at most, as in the fused chain)
 //   pdl-half-clean  pdl-half after a flush that leaves L2 clean (the memset, then a read of
 //             another L2-sized buffer): what the memset's dirty lines cost
-//   pile-up   pdl-full with the trigger at the start: every call of a sample may launch at once
-//             (a reference only: readbench's chain lets two calls overlap, not a sample's all)
+//   pile-up   pdl-full with the trigger at the start: the next call launches once every block
+//             of this one has started (a reference only; with every slot taken, two calls are
+//             resident at most, but the next one's blocks take the SMs this one leaves idle)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -50,9 +53,9 @@ __device__ __forceinline__ void wait_for_prerequisite() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
 }
 
-// readbench's ceiling kernel; `chained`: trigger once this thread's last loads are issued (or,
-// `at_start`, at once), and wait for the call before only at the end (the reads need nothing
-// from it), so calls finish in order.
+// readbench's ceiling kernel; `chained`: trigger once this thread starts its last pass of four
+// loads (or, `at_start`, at once; a block counts once its first thread triggers), and wait for
+// the call before only at the end (the reads need nothing from it), so calls finish in order.
 template <bool kChained, bool kAtStart = false>
 __global__ void __launch_bounds__(kThreads)
     read_kernel(const uint4* __restrict__ data, std::size_t n, unsigned* sink) {
@@ -169,7 +172,24 @@ int main(int argc, char** argv) {
   for (const auto& [length, calls] : grid) {
     const std::size_t bytes = std::size_t(length) * kTokenBytes;
     std::vector<std::vector<double>> per_call(variants.size());
-    std::size_t offset = 0;
+    if (std::size_t(calls) * bytes > pool_bytes) {
+      std::fprintf(stderr, "read_floor: %d calls of %zu bytes outgrow the pool\n", calls, bytes);
+      return 1;
+    }
+    // A sample's calls, captured once a variant: call c reads the pool's c-th stretch.
+    std::vector<cudaGraphExec_t> graphs;
+    for (const Variant& v : variants) {
+      CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+      for (int c = 0; c < calls; ++c)
+        launch(v, sm_count, static_cast<char*>(pool) + std::size_t(c) * bytes, bytes, sink, c == 0,
+               s);
+      cudaGraph_t g = nullptr;
+      CHECK(cudaStreamEndCapture(s, &g));
+      cudaGraphExec_t exec = nullptr;
+      CHECK(cudaGraphInstantiate(&exec, g, 0));
+      CHECK(cudaGraphDestroy(g));
+      graphs.push_back(exec);
+    }
     // The variants interleaved sample by sample, so that drift falls on all of them alike.
     for (int sample = 0; sample < kSamples + 2; ++sample)
       for (std::size_t vi = 0; vi < variants.size(); ++vi) {
@@ -178,11 +198,7 @@ int main(int argc, char** argv) {
         if (v.clean_flush)
           launch({"", false, per_sm, false}, sm_count, clean, flush_bytes, sink, true, s);
         CHECK(cudaEventRecord(e0, s));
-        for (int c = 0; c < calls; ++c) {
-          if (offset + bytes > pool_bytes) offset = 0;
-          launch(v, sm_count, static_cast<char*>(pool) + offset, bytes, sink, c == 0, s);
-          offset += bytes;
-        }
+        CHECK(cudaGraphLaunch(graphs[vi], s));
         CHECK(cudaEventRecord(e1, s));
         CHECK(cudaEventSynchronize(e1));
         CHECK(cudaEventElapsedTime(&ms, e0, e1));
@@ -198,6 +214,7 @@ int main(int argc, char** argv) {
       std::fprintf(csv, "%s,%ld,%d,%zu,%.4f,%.4f,%.1f\n", variants[vi].name, length, calls,
                    t.size(), t.front(), med, ceiling_gbps);
     }
+    for (cudaGraphExec_t exec : graphs) CHECK(cudaGraphExecDestroy(exec));
     std::fflush(stdout);
   }
   std::fclose(csv);

@@ -7,8 +7,8 @@
 # kernel's residency at 16.1 us at L=16384 against the fused kernel's 20.1, and a pure read of
 # half the slots at 15.4. Prediction: `waves=0.5` 1-2 us faster from L=16384 if the tail is what
 # the 4 us are; slower at L=8192 and from 32768 if the half of the copies in flight is not
-# enough (the pure read's half was). Three rounds, the order rotating; each call checked
-# against the f64 reference by readbench before it is timed.
+# enough (the pure read's half was). Three rounds, the order rotating; readbench checks each
+# run's calls against the f64 reference before timing them.
 # Results: results/run69-readbench-layouts/.
 # Usage: bench/h200/run69_device.sh OUTDIR (pack OUTDIR into $OUT: 8 files at most come back)
 set -u -o pipefail

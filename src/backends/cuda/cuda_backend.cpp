@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -54,7 +53,9 @@ using BackendBase = Backend;
 
 class CudaBackend final : public BackendBase {
  public:
-  CudaBackend(int device, const cuda::Tuning& tuning) : device_(device), tuning_(tuning) {
+  // `variant`: the READBENCH_CUDA_TUNING spec of a variant build's readbench, or empty.
+  CudaBackend(int device, const cuda::Tuning& tuning, std::string variant = {})
+      : device_(device), tuning_(tuning), variant_(std::move(variant)) {
     RB_CUDA_CHECK(cudaSetDevice(device_));
     cudaDeviceProp prop{};
     RB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
@@ -101,6 +102,7 @@ class CudaBackend final : public BackendBase {
                      "write wait for it"
                    : "batches replayed from a CUDA graph; each kernel starts when the one "
                      "before has finished";
+    if (!variant_.empty()) d.launch += "; variant build, tuning '" + variant_ + "'";
     return d;
   }
 
@@ -145,6 +147,7 @@ class CudaBackend final : public BackendBase {
 
   int device_;
   cuda::Tuning tuning_;
+  std::string variant_;
 #if defined(READBENCH_BENCH_VARIANTS)
   unsigned long long* timeline_next_ = nullptr;  // the stamps of the call being enqueued
 #endif
@@ -656,14 +659,16 @@ void require_device(int device) {
 std::unique_ptr<Backend> make_cuda_backend(int device) {
   require_device(device);
   cuda::Tuning t;
+  std::string variant;
 #if defined(READBENCH_BENCH_VARIANTS)
-  // bench/h200 only: readbench's own sweep of a kernel variant (a variant build is no product).
+  // bench/h200 only: readbench's own sweep of a kernel variant (a variant build is no product;
+  // the report's launch entry names the tuning).
   if (const char* spec = std::getenv("READBENCH_CUDA_TUNING"); spec != nullptr && *spec != '\0') {
     cuda::apply_tuning(t, spec);
-    std::fprintf(stderr, "readbench: variant build, CUDA tuning '%s'\n", spec);
+    variant = spec;
   }
 #endif
-  return std::make_unique<CudaBackend>(device, t);
+  return std::make_unique<CudaBackend>(device, t, std::move(variant));
 }
 
 int cuda_device_count() {

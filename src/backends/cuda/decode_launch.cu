@@ -37,6 +37,17 @@ bool clusters_allowed(const Tuning& t) {
   return true;
 }
 
+// Whether the device lets a block of `function` take `bytes` of dynamic shared memory beside
+// its static shared memory.
+bool block_smem_fits(const void* function, std::size_t bytes) {
+  int device = 0, optin = 0;
+  RB_CUDA_CHECK(cudaGetDevice(&device));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes a{};
+  RB_CUDA_CHECK(cudaFuncGetAttributes(&a, function));
+  return bytes + a.sharedSizeBytes <= std::size_t(optin);
+}
+
 // Each row of `plan` (splits > 1, at most t.cluster and 16) as one cluster, where its blocks'
 // partials fit the first's shared memory and every cluster of the grid is resident at once
 // (rows of several clusters, or clusters waiting for SMs, measured slower: bench/h200 run 49);
@@ -45,9 +56,8 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
   const DecodeKernel& k = plan.kernel;
   const int cluster = plan.splits;
   if (!clusters_allowed(t) || cluster > t.cluster || cluster > 16) return;
-  int device = 0, optin = 0;
+  int device = 0;
   RB_CUDA_CHECK(cudaGetDevice(&device));
-  RB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   // A block's query heads: its head tile's (at most heads_per_block) of each KV head.
   const std::size_t heads = std::size_t(k.kv_per_block == 1 ? std::min(p.group(), k.heads_per_block)
                                                             : k.kv_per_block * p.group());
@@ -57,9 +67,7 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
   RB_CUDA_CHECK(
       cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   if (t.cluster_spread) smem = std::max(smem, (std::size_t(per_sm) / 2 + 16) / 16 * 16);
-  cudaFuncAttributes a{};
-  RB_CUDA_CHECK(cudaFuncGetAttributes(&a, k.cluster_function));
-  if (smem + a.sharedSizeBytes > std::size_t(optin)) return;  // static shared memory counts too
+  if (!block_smem_fits(k.cluster_function, smem)) return;
   allow_dynamic_smem(k.cluster_function, smem);
   if (cluster > 8)
     RB_CUDA_CHECK(cudaFuncSetAttribute(k.cluster_function,
@@ -97,18 +105,18 @@ std::int64_t few_rows_of(const DecodeProblem& p, const DecodeKernel& k, int sm_c
 // and a device whose blocks may take its shared memory); none elsewhere.
 std::optional<DecodeKernel> long_rows_kernel(const DecodeProblem& p, const Tuning& t,
                                              int sm_count) {
+#if defined(READBENCH_BENCH_VARIANTS)  // a variant of the splits or the clusters: not this layout
+  const Tuning defaults;
+  if (t.waves != defaults.waves || t.min_split_tokens != defaults.min_split_tokens ||
+      t.cluster != defaults.cluster)
+    return std::nullopt;
+#endif
   const std::optional<FewRowsKernel> f = find_paged_few_rows_kernel(p, t);
   if (!f || !f->long_kernel || p.length < f->long_min_length) return std::nullopt;
   const DecodeKernel& k = *f->long_kernel;
   if (few_rows_of(p, k, sm_count) == 0) return std::nullopt;
-  int device = 0, optin = 0;
-  RB_CUDA_CHECK(cudaGetDevice(&device));
-  RB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  for (const void* function : {k.function, k.unsplit_function}) {
-    cudaFuncAttributes a{};
-    RB_CUDA_CHECK(cudaFuncGetAttributes(&a, function));
-    if (k.smem_bytes + a.sharedSizeBytes > std::size_t(optin)) return std::nullopt;
-  }
+  for (const void* function : {k.function, k.unsplit_function})
+    if (!block_smem_fits(function, k.smem_bytes)) return std::nullopt;
   return k;
 }
 
@@ -184,7 +192,7 @@ std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan)
 
 DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t) {
   // A row of a few over a long history: one block of the long-rows kernel an SM, split as any
-  // other kernel below (as many splits as the row has SMs).
+  // other kernel below (at waves 1: as many splits as the row has SMs).
   std::optional<DecodeKernel> long_rows;
   if (layout == KvLayout::paged) long_rows = long_rows_kernel(p, t, sm_count);
   const DecodeKernel k = long_rows                   ? *long_rows

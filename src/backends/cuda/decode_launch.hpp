@@ -219,10 +219,11 @@ struct FewRowsKernel {
   int min_length = 0;   // a row of min_length..max_length tokens: one cluster of 8 splits
   int max_length = 0;
   // A row of long_min_length tokens or more: as many splits of this kernel as the row has SMs,
-  // one block an SM, merged through the workspace (eight warps of three stages, 192 KiB of
-  // shared memory: sm_90 and later); none where not measured faster.
+  // one block an SM, merged through the workspace (eight warps of three stages: on a device
+  // whose blocks may take 192 KiB of shared memory, such as an H100 or H200; measured on the
+  // H200 alone); none where not measured faster.
   std::optional<DecodeKernel> long_kernel;
-  std::int64_t long_min_length = 0;
+  int long_min_length = 0;
 };
 // None where the problem's shape was not measured faster with it (and, in variant builds, under
 // any variant of the block).

@@ -40,7 +40,8 @@ DecodeKernel decode_kernel_entry() {
 // Variant builds also hold eight warps with two stages (`t.warps` 8, for stages of at most
 // 8 KiB; otherwise the four-warp block), which measured slower everywhere but in the rows of
 // plan_decode's few-rows layout: the product compiles that block for those alone (16-bit q,
-// D = 128: find_paged_few_rows_kernel; 128 KiB of shared memory for 16-bit K/V).
+// D = 128: find_paged_few_rows_kernel; 128 KiB of shared memory for 16-bit K/V), and for their
+// long rows an eight-warp block of three stages (16-bit K/V, 192 KiB).
 template <class Math>
 constexpr int default_stages() {
   constexpr int kStageBytes = stage_chunks<Math>() * 16;
