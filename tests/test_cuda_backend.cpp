@@ -172,6 +172,52 @@ TEST_CASE("head dims 64, 128 and 256 match the reference") {
       }
 }
 
+TEST_CASE("16-bit heads of D=64 run as pairs of KV heads on enough rows and match the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const Types& t : {Types{rb::DType::bf16, {}}, Types{rb::DType::f16, {}},
+                         Types{rb::DType::f32, {}}, Types{rb::DType::bf16, rb::DType::e4m3}})
+    for (const auto& [hq, hkv] :
+         {std::pair{8, 8}, std::pair{16, 8}, std::pair{24, 8}, std::pair{32, 8}, std::pair{8, 2},
+          std::pair{32, 2}, std::pair{6, 3}, std::pair{64, 8}})
+      for (const auto& [batch, length, block_size] :
+           {std::tuple{7, 1, 16}, std::tuple{7, 17, 16}, std::tuple{20, 1000, 5},
+            std::tuple{7, 4099, 16}, std::tuple{1, 20001, 16}}) {
+        const Case c{.dtype = t.q,
+                     .kv = t.kv,
+                     .batch = batch,
+                     .q_heads = hq,
+                     .kv_heads = hkv,
+                     .head_dim = 64,
+                     .block_size = block_size,
+                     .length = length};
+#if defined(READBENCH_HAVE_CUDA)
+        // Pairs: 16-bit K/V in q's type, an even number of KV heads, two groups of at most 4
+        // query heads (the mma's 8), rows of pairs that cover the SMs at 8 splits each, on a
+        // device whose blocks may take the pairs' eight warps of three 8 KiB stages (192 KiB and
+        // the few bytes of static shared memory: an H100 or H200, not an A100 or a 99 KiB GPU);
+        // the grid and the split counters count pairs.
+        int optin = 0;
+        REQUIRE(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) ==
+                cudaSuccess);
+        const bool paired = t.q != rb::DType::f32 && !t.kv && hkv % 2 == 0 && hq / hkv <= 4 &&
+                            batch * (hkv / 2) * 8 >= backend->gpu_info()->sm_count &&
+                            optin >= 193 * 1024;
+        for (const auto layout : {rb::cuda::KvLayout::paged, rb::cuda::KvLayout::contiguous}) {
+          const rb::cuda::DecodePlan plan = rb::cuda::plan_decode(
+              problem_of(c), layout, backend->gpu_info()->sm_count, test_tuning());
+          INFO(describe(c), " splits=", plan.splits, " cluster=", plan.cluster);
+#if !defined(READBENCH_BENCH_VARIANTS)  // (a variant may turn the pairs off)
+          CHECK(plan.kernel.paired_heads == paired);
+#endif
+          if (plan.kernel.paired_heads)
+            CHECK((plan.kernel.kv_per_block == 2 && plan.kernel.threads == 256));
+        }
+#endif
+        check_paths(*backend, c);
+      }
+}
+
 TEST_CASE("block sizes 8, 16, 32 and an odd size match the reference") {
   auto backend = cuda_or_skip();
   if (!backend) return;
@@ -255,7 +301,7 @@ TEST_CASE("few rows run as eight-warp blocks where measured and match the refere
         // Eight warps only for 16-bit q at D=128, K/V in q's type or e4m3 (the long rows: K/V
         // in q's type). Taken where the kernel's range holds the length and each of the B * Hkv
         // rows has 16-31 SMs (the 8 rows of Hkv=8 B=1 on an H100 or H200, whose clusters of 8
-        // are resident); never elsewhere.
+        // are resident); never elsewhere but in D=64's pairs of KV heads (their own test).
         const int sms_per_row = sm_count / (c.batch * c.kv_heads);
         const bool few_rows = sms_per_row >= 16 && sms_per_row < 32;
         const bool taken =
@@ -283,7 +329,7 @@ TEST_CASE("few rows run as eight-warp blocks where measured and match the refere
         CHECK(few.has_value() == (d == 128 && t.q != rb::DType::f32));
         CHECK((few && few->long_kernel.has_value()) ==
               (d == 128 && t.q != rb::DType::f32 && !t.kv));
-        if (!taken && !long_fits) CHECK(plan.kernel.threads != 256);
+        if (!taken && !long_fits && !plan.kernel.paired_heads) CHECK(plan.kernel.threads != 256);
         if (cluster_fits && sm_count >= 128 && rb::cuda::kernels_support_dependent_launch())
           CHECK((plan.kernel.threads == 256 && plan.splits == 8 && plan.cluster == 8));
         if (long_fits)

@@ -190,14 +190,32 @@ std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan)
   return std::int64_t(p.batch) * (p.kv_heads / plan.kernel.kv_per_block) * plan.head_tiles;
 }
 
+// The most splits a short history takes when its finest splits leave SMs idle (plan_decode).
+constexpr std::int64_t kShortSplits = 8;
+
 DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t) {
   // A row of a few over a long history: one block of the long-rows kernel an SM, split as any
   // other kernel below (at waves 1: as many splits as the row has SMs).
   std::optional<DecodeKernel> long_rows;
   if (layout == KvLayout::paged) long_rows = long_rows_kernel(p, t, sm_count);
-  const DecodeKernel k = long_rows                   ? *long_rows
-                         : layout == KvLayout::paged ? find_paged_decode_kernel(p, t)
-                                                     : find_contiguous_decode_kernel(p, t);
+  const auto find = [&](const Tuning& tuning) {
+    return layout == KvLayout::paged ? find_paged_decode_kernel(p, tuning)
+                                     : find_contiguous_decode_kernel(p, tuning);
+  };
+  DecodeKernel k = long_rows ? *long_rows : find(t);
+  // Pairs of KV heads where the device lets a block take their shared memory and where their
+  // rows, split as finely as a short history may be (kShortSplits), still cover the SMs;
+  // else a head a row. Fewer rows than that halve the SMs a short call of few rows reads on:
+  // bench/h200 run 73b, B=1 Hkv=8 (4 rows of pairs) L=1024-4096 11-12% slower, L=16384 3%
+  // slower, L=65536 2% faster; B=8 (32 rows) 2-3% faster.
+  const std::int64_t pair_rows = std::int64_t(p.batch) * (p.kv_heads / 2);
+  if (k.paired_heads &&
+      (pair_rows * kShortSplits < sm_count || !block_smem_fits(k.function, k.smem_bytes) ||
+       !block_smem_fits(k.unsplit_function, k.smem_bytes))) {
+    Tuning heads = t;
+    heads.paired_heads = false;
+    k = find(heads);
+  }
   // Always: the kernel's static shared memory counts against the 48 KiB default too.
   for (const void* f : {k.function, k.unsplit_function}) allow_dynamic_smem(f, k.smem_bytes);
   DecodePlan plan;
@@ -247,7 +265,6 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   // run 25, B=1 Hkv=8 L=1024 4 -> 8 splits 7.2 -> 6.3 us; L=2048 8 -> 16 splits +1%; L=256,
   // split in two, 5.3 -> 5.7 us (so an unsplit history stays so). The merging block's tail
   // grows with the splits, so more of them are not assumed to pay.
-  constexpr std::int64_t kShortSplits = 8;
   if (t.short_split_tokens > 0 && splits > 1) {
     const std::int64_t finer =
         std::min({std::int64_t(ceil_div(p.length, t.short_split_tokens)), wanted / blocks,
@@ -300,6 +317,8 @@ void apply_tuning(Tuning& t, std::string_view spec) {
       t.cluster_spread = x != 0;
     else if (key == "fewrows")
       t.few_rows = x != 0;
+    else if (key == "pairs")
+      t.paired_heads = x != 0;
     else if (key == "graph")
       t.graph_replay = x != 0;
     else if (key == "flushread")

@@ -102,8 +102,9 @@ struct DecodeKernel {
   std::size_t smem_bytes = 0;
   std::size_t cluster_slots_offset = 0;  // where a cluster's partials start in shared memory
   int tile_tokens = 0;                   // tokens one warp reads per pipeline stage
-  int heads_per_block = 0;  // query heads per KV head one thread block serves (a head tile)
-  int kv_per_block = 1;     // KV heads one thread block serves
+  int heads_per_block = 0;    // query heads per KV head one thread block serves (a head tile)
+  int kv_per_block = 1;       // KV heads one thread block serves
+  bool paired_heads = false;  // two adjacent KV heads read as one row (kv_per_block 2)
 };
 
 // What the plan is free to choose. readbench runs the defaults: the variant that measured best
@@ -131,6 +132,10 @@ struct Tuning {
   // L=2048 5.79 -> 4.86 us, L=4096 7.26 -> 6.70, L=4608 8.17 -> 7.29; bf16 L=4096 8.63 -> 7.47.
   // From its long_min_length, such a row takes one block of the long-rows kernel an SM.
   bool few_rows = true;
+  // 16-bit K/V of D=64 in q's type, an even number of KV heads whose groups hold at most 4 query
+  // heads: two adjacent KV heads read as one row of 256 bytes (decode_table.cuh), on a device
+  // whose blocks may take the kernel's 192 KiB. bench/h200 runs 72-73.
+  bool paired_heads = true;
   bool graph_replay = true;  // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
   // its reads of the paged history overlap the end of the kernel before it (kernels/decode.cuh).
@@ -154,8 +159,8 @@ struct Tuning {
 };
 #if defined(READBENCH_BENCH_VARIANTS)
 // Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge, mergev, pdl, shortsplit, fence, cluster, spread, fewrows) to `t`, as bench/h200 names
-// its variants. Throws InputError naming a bad entry.
+// merge, mergev, pdl, shortsplit, fence, cluster, spread, fewrows, pairs) to `t`, as bench/h200
+// names its variants. Throws InputError naming a bad entry.
 void apply_tuning(Tuning& t, std::string_view spec);
 #endif
 

@@ -22,7 +22,9 @@
 //   Math (mma_math.cuh, simt_math.cuh): MmaMath (f16, bf16) computes q·K and p·V with mma.sync
 //         on the tensor cores; SimtMath (any dtype; the f32 path) on CUDA cores. Both accumulate
 //         in f32, and both read K/V in q's type or in e4m3 (Math::Kv), whose scale the launch
-//         folds into scale_log2 and out_scale.
+//         folds into scale_log2 and out_scale. MmaMath::kPaired reads two adjacent KV heads of
+//         D = 64 as one head of 128 (256-byte rows) serving both query groups; q and the outputs
+//         keep their D (Math::kOutD).
 // The kernel's pieces: vec_dtypes.cuh (storage conversions), ptx.cuh (cp.async, mma,
 // movmatrix), math.cuh (warp reductions, the softmax's running max), staged_tile.cuh (the
 // swizzled shared-memory tile); decode_table.cuh holds the host-side tables of instantiations.
@@ -223,7 +225,8 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     decode_kernel(const __grid_constant__ DecodeParams p) {
   using T = typename Math::T;
   using Tile = typename Math::Tile;
-  constexpr int D = Math::D;
+  constexpr int D = Math::D;          // of a staged row
+  constexpr int kOutD = Math::kOutD;  // of q and of an output head (D / 2 for pairs of heads)
   constexpr int kTile = Math::kTile;
   constexpr int kHeads = Math::kHeads;
   constexpr int kRowChunks = Math::kRowChunks;
@@ -241,6 +244,9 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const int kv_local = warp / kWarpsPerKv;  // this warp's KV head within the block
   const int kv_warp = warp % kWarpsPerKv;   // and its index among that head's warps
   const int split = blockIdx.x;
+  // A pair of KV heads (Math::kPaired) is one head of rows twice as long whose group is both
+  // heads' query heads (the launch's grid and kv_per_block count pairs).
+  const int group = Math::kPaired ? 2 * p.group : p.group;
   const int kv_first = blockIdx.y / p.head_tiles * kKvPerBlock;
   const int kv_head = kv_first + kv_local;
   const int head_tile = blockIdx.y % p.head_tiles;
@@ -248,8 +254,8 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const int begin = split * p.split_tokens;
   const int end = min(p.length, begin + p.split_tokens);
   const int tiles = (end - begin + kTile - 1) / kTile;
-  const int head0 = kv_head * p.group + head_tile * kHeads;  // first query head served here
-  const int valid_heads = min(kHeads, p.group - head_tile * kHeads);
+  const int head0 = kv_head * group + head_tile * kHeads;  // first query head served here
+  const int valid_heads = min(kHeads, group - head_tile * kHeads);
 
 #if defined(READBENCH_BENCH_VARIANTS)  // bench/h200's timelines: this block's stamps
   unsigned long long* stamps = timeline_stamps(p);
@@ -268,7 +274,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   Math math;
 
   // K/V of this KV head: row r starts at base + r * row_stride.
-  const std::size_t row_stride = std::size_t(p.kv_heads) * kRowBytes;
+  const std::size_t row_stride = std::size_t(p.kv_heads / (Math::kPaired ? 2 : 1)) * kRowBytes;
   const char* k_base = static_cast<const char*>(p.k) + std::size_t(kv_head) * kRowBytes;
   const char* v_base = static_cast<const char*>(p.v) + std::size_t(kv_head) * kRowBytes;
 
@@ -326,8 +332,8 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     if (it < 0) continue;
     if (it == 0) {
       if (history_first) wait_for_prerequisite();
-      math.init(static_cast<const T*>(p.q) + (std::size_t(b) * p.q_heads + head0) * D, valid_heads,
-                lane);
+      math.init(static_cast<const T*>(p.q) + (std::size_t(b) * p.q_heads + head0) * kOutD,
+                valid_heads, p.group, lane);
       if (my_tiles == 0) break;
     }
     cp_async_wait<kStages - 1>();  // this lane's copies of tile `it` have landed
@@ -358,11 +364,11 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   // Query heads served here: valid_heads of each of the block's KV heads; with several KV
   // heads per block the group fits one head tile, so they are contiguous from bh0.
   const std::size_t bh0 =
-      std::size_t(b) * p.q_heads + std::size_t(kv_first) * p.group + head_tile * kHeads;
-  const int heads_here = kKvPerBlock == 1 ? valid_heads : kKvPerBlock * p.group;
-  constexpr int kQuads = D / 4;  // four consecutive d per thread
+      std::size_t(b) * p.q_heads + std::size_t(kv_first) * group + head_tile * kHeads;
+  const int heads_here = kKvPerBlock == 1 ? valid_heads : kKvPerBlock * group;
+  constexpr int kQuads = kOutD / 4;  // four consecutive d of an output per thread
   // In a cluster, this block's partials go to its slot in the first block's shared memory:
-  // [cluster][heads_here][D] outputs, then [cluster][heads_here] log-sum-exps.
+  // [cluster][heads_here][kOutD] outputs, then [cluster][heads_here] log-sum-exps.
   constexpr std::size_t kSlotsOffset = cluster_slots_offset<Math, kWarps, kStages>();
   const unsigned rank = kCluster ? cluster_rank() : 0;
   uint32_t slots = 0;  // shared::cluster address of the first block's slots
@@ -374,6 +380,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   for (int idx = threadIdx.x; idx < kKvPerBlock * valid_heads * kQuads; idx += kWarps * kWarp) {
     const int kv = idx / (valid_heads * kQuads), h = idx / kQuads % valid_heads;
     const int d = idx % kQuads * 4;
+    const int d_row = Math::kPaired ? d + h / p.group * kOutD : d;  // of the staged row
     const int w0 = kv * kWarpsPerKv;
     float m_all = -CUDART_INF_F;
 #pragma unroll
@@ -385,7 +392,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       const float mw = sm_m[w * kHeads + h];
       if (mw == -CUDART_INF_F) continue;  // a warp with no tokens
       const float weight = exp2f(mw - m_all);
-      const float4 x = *reinterpret_cast<const float4*>(sm_o + (w * kHeads + h) * D + d);
+      const float4 x = *reinterpret_cast<const float4*>(sm_o + (w * kHeads + h) * D + d_row);
       sum += weight * sm_l[w * kHeads + h];
       acc.x = fmaf(weight, x.x, acc.x);
       acc.y = fmaf(weight, x.y, acc.y);
@@ -393,22 +400,23 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       acc.w = fmaf(weight, x.w, acc.w);
     }
     const float inv = p.out_scale / sum;  // the V scale of quantized K/V, else 1
-    const std::size_t bh = bh0 + std::size_t(kv) * p.group + h;
+    const std::size_t bh = bh0 + std::size_t(kv) * group + h;
     if constexpr (!kSplit) {
-      store_out<T>(p.out, bh * D + d, acc.x * inv);
-      store_out<T>(p.out, bh * D + d + 1, acc.y * inv);
-      store_out<T>(p.out, bh * D + d + 2, acc.z * inv);
-      store_out<T>(p.out, bh * D + d + 3, acc.w * inv);
+      store_out<T>(p.out, bh * kOutD + d, acc.x * inv);
+      store_out<T>(p.out, bh * kOutD + d + 1, acc.y * inv);
+      store_out<T>(p.out, bh * kOutD + d + 2, acc.z * inv);
+      store_out<T>(p.out, bh * kOutD + d + 3, acc.w * inv);
     } else if constexpr (kCluster) {
       const int hh = int(bh - bh0);
-      store_cluster(slots + uint32_t(((int(rank) * heads_here + hh) * D + d) * sizeof(float)),
+      store_cluster(slots + uint32_t(((int(rank) * heads_here + hh) * kOutD + d) * sizeof(float)),
                     make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv));
       if (d == 0)
-        store_cluster(slots + uint32_t((p.cluster * heads_here * D + int(rank) * heads_here + hh) *
-                                       sizeof(float)),
-                      m_all + log2f(sum));
+        store_cluster(
+            slots + uint32_t((p.cluster * heads_here * kOutD + int(rank) * heads_here + hh) *
+                             sizeof(float)),
+            m_all + log2f(sum));
     } else {
-      *reinterpret_cast<float4*>(p.partial_out + (bh * p.splits + split) * D + d) =
+      *reinterpret_cast<float4*>(p.partial_out + (bh * p.splits + split) * kOutD + d) =
           make_float4(acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv);
       if (d == 0) p.partial_lse[bh * p.splits + split] = m_all + log2f(sum);
     }
@@ -438,7 +446,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
 #endif
     const float* slot =
         reinterpret_cast<const float*>(reinterpret_cast<const char*>(smem) + kSlotsOffset);
-    const float* slot_lse = slot + p.cluster * heads_here * D;
+    const float* slot_lse = slot + p.cluster * heads_here * kOutD;
     for (int idx = threadIdx.x; idx < heads_here * kQuads; idx += kWarps * kWarp) {
       const int hh = idx / kQuads, d = idx % kQuads * 4;
       float m = -CUDART_INF_F;  // every split holds a token: its log-sum-exp is finite
@@ -447,7 +455,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       float4 a = make_float4(0, 0, 0, 0);
       for (int r = 0; r < p.cluster; ++r) {
         const float w = exp2f(slot_lse[r * heads_here + hh] - m);
-        const float4 x = *reinterpret_cast<const float4*>(slot + (r * heads_here + hh) * D + d);
+        const float4 x = *reinterpret_cast<const float4*>(slot + (r * heads_here + hh) * kOutD + d);
         l += w;
         a.x = fmaf(w, x.x, a.x);
         a.y = fmaf(w, x.y, a.y);
@@ -455,7 +463,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
         a.w = fmaf(w, x.w, a.w);
       }
       const float inv = 1.0f / l;
-      const std::size_t o = (bh0 + std::size_t(hh)) * D + d;
+      const std::size_t o = (bh0 + std::size_t(hh)) * kOutD + d;
       store_out<T>(p.out, o, a.x * inv);
       store_out<T>(p.out, o + 1, a.y * inv);
       store_out<T>(p.out, o + 2, a.z * inv);
@@ -510,8 +518,8 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       merge_splits_two_pass<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
     else
 #endif
-      merge_splits<T, D, kWarps * kWarp, kMergeItems>(p, bh0, heads_here,
-                                                      reinterpret_cast<float*>(smem), kSmemFloats);
+      merge_splits<T, kOutD, kWarps * kWarp, kMergeItems>(
+          p, bh0, heads_here, reinterpret_cast<float*>(smem), kSmemFloats);
     if (threadIdx.x == 0) *counter = 0;
 #if defined(READBENCH_BENCH_VARIANTS)
     if (stamps != nullptr) __syncthreads();

@@ -30,7 +30,9 @@ DecodeKernel decode_kernel_entry() {
   k.cluster_slots_offset = cluster_slots_offset<Math, kWarps, kStages>();
   k.tile_tokens = Math::kTile;
   k.heads_per_block = Math::kHeads;
-  k.kv_per_block = kKvPerBlock;
+  // A pair of KV heads a row counts as two KV heads a block to the host (grid, counters).
+  k.kv_per_block = Math::kPaired ? 2 : kKvPerBlock;
+  k.paired_heads = Math::kPaired;
   return k;
 }
 
@@ -69,6 +71,23 @@ DecodeKernel simt_decode_entry(int group, const Tuning& t) {
   return default_decode_entry<SimtMath<T, D, 8, Kv>, Rows>(t);
 }
 
+// Whether 16-bit K/V of D = 64 in q's type run as pairs of KV heads (MmaMath's kPaired): an
+// even number of KV heads whose two query groups fit the mma's 8 heads (Tuning::paired_heads).
+inline bool paired_heads(const DecodeProblem& p, const Tuning& t) {
+  return t.paired_heads && p.head_dim == 64 && p.kv_heads % 2 == 0 && 2 * p.group() <= 8;
+}
+
+// The tensor-core kernel for K/V in q's type. Pairs of KV heads take a block of eight warps
+// of three stages (192 KiB, one an SM): a pair reads twice a head's bytes, so the block holds
+// twice the four-warp block's copies in flight, and a grid of pairs splits a history as often
+// as the four-warp grid of heads would (half the blocks, half the slots).
+template <class T, int D, class Rows>
+DecodeKernel mma_decode_entry(const DecodeProblem& p, const Tuning& t) {
+  if constexpr (D == 64)
+    if (paired_heads(p, t)) return decode_kernel_entry<MmaMath<T, 128, T, true>, Rows, 8, 3>();
+  return default_decode_entry<MmaMath<T, D>, Rows>(t);
+}
+
 // K/V in q's type, or in e4m3 (widened in registers).
 template <class Rows, int D, class Kv>
 DecodeKernel find_decode_kernel_for_types(const DecodeProblem& p, const Tuning& t) {
@@ -82,12 +101,12 @@ DecodeKernel find_decode_kernel_for_types(const DecodeProblem& p, const Tuning& 
       if constexpr (std::is_same_v<Kv, E4m3>)
         return default_decode_entry<MmaMath<__half, D, E4m3>, Rows>(t);
       else
-        return default_decode_entry<MmaMath<__half, D>, Rows>(t);
+        return mma_decode_entry<__half, D, Rows>(p, t);
     case DType::bf16:
       if constexpr (std::is_same_v<Kv, E4m3>)
         return default_decode_entry<MmaMath<__nv_bfloat16, D, E4m3>, Rows>(t);
       else
-        return default_decode_entry<MmaMath<__nv_bfloat16, D>, Rows>(t);
+        return mma_decode_entry<__nv_bfloat16, D, Rows>(p, t);
     case DType::e4m3:
       break;
   }

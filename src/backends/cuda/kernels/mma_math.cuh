@@ -30,14 +30,26 @@ namespace readbench::cuda::kernels {
 // instead: lane g owns D/8 d's of tokens 2t, 2t+1, 2t+8, 2t+9 (v_dim), paired by a byte
 // permute. The score fragment S^T becomes the B operand P^T by one movmatrix transpose per 8x8
 // half. Up to 8 query heads per thread block (the mma's N).
-template <class T_, int D_, class Kv_ = T_>
+//
+// kPaired: two adjacent KV heads of D/2 read as one row of D (the paged pool's rows of a token
+// lie head after head), so a warp's copies of a 16-token tile cover whole 256-byte runs where
+// one head of D = 64 gives 128: bench/h200 run 72, the copies alone of bf16 B=32 D=64 L=16384
+// read 4.11-4.13 TB/s a head at a time and 4.31-4.32 TB/s two heads at a time (D=128 rows:
+// 4.34). The block serves both heads' query groups, 2 * group heads in the mma's N: query head
+// i < group (the first KV head's) holds its D/2 d's in d's [0, D/2) and zeros in the rest, head
+// i >= group in d's [D/2, D), so q.K is each head's own score, exactly; of its p.V outputs the
+// kernel keeps each head's own half (kOutD d's).
+template <class T_, int D_, class Kv_ = T_, bool kPaired_ = false>
 struct MmaMath {
   using T = T_;
   using Kv = Kv_;
   static constexpr bool kFp8 = std::is_same_v<Kv, E4m3>;
   static_assert(kFp8 || std::is_same_v<Kv, T>, "K/V in q's type or in e4m3");
+  static constexpr bool kPaired = kPaired_;
+  static_assert(!kPaired || (!kFp8 && D_ == 128), "pairs of 16-bit heads of D = 64");
   using C = std::conditional_t<kFp8, __half, T>;  // the mma's operand type
   static constexpr int D = D_;
+  static constexpr int kOutD = kPaired ? D / 2 : D;  // d's of q and of an output head
   static constexpr int kHeads = 8;
   static constexpr int kTile = 16;
   static constexpr int kRowChunks = D * int(sizeof(Kv)) / 16;
@@ -62,18 +74,21 @@ struct MmaMath {
     return (e / kRun) * (8 * kRun) + g * kRun + e % kRun;
   }
 
-  // q_heads0: this block's first query head, [heads, D]; heads past `valid_heads` are zeros.
-  __device__ void init(const T* q_heads0, int valid_heads, int lane) {
+  // q_heads0: this block's first query head, [heads, kOutD]; heads past `valid_heads` are
+  // zeros. `group`: the query heads of each KV head of a pair (kPaired; unused otherwise).
+  __device__ void init(const T* q_heads0, int valid_heads, int group, int lane) {
     const int g = lane >> 2;
+    // Paired: head g's d's are the half of the row its KV head holds.
+    const int half = kPaired && g < valid_heads ? g / group : 0;
     // The d's of K chunk c of lane t: (c*4 + t) * kChunkD onwards, 8 of T per 16-byte load.
 #pragma unroll
     for (int c = 0; c < kKChunks; ++c)
 #pragma unroll
       for (int h = 0; h < kChunkD / 8; ++h) {
         uint4 x = make_uint4(0, 0, 0, 0);
-        if (g < valid_heads)
-          x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * D +
-                                              (c * 4 + (lane & 3)) * kChunkD + h * 8);
+        const int d = (c * 4 + (lane & 3)) * kChunkD + h * 8 - half * kOutD;
+        if (g < valid_heads && (!kPaired || (d >= 0 && d < kOutD)))
+          x = *reinterpret_cast<const uint4*>(q_heads0 + std::size_t(g) * kOutD + d);
         uint32_t* w = q + (c * kChunkD + h * 8) / 2;
         const uint32_t words[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll

@@ -28,6 +28,8 @@ struct SimtMath {
   using T = T_;
   using Kv = Kv_;
   static constexpr int D = D_;
+  static constexpr bool kPaired = false;  // (MmaMath's pairs of KV heads)
+  static constexpr int kOutD = D;
   static constexpr int kHeads = kHeads_;
   static constexpr int kVec = chunk_elements<Kv>();  // K/V elements per chunk
   static constexpr int kRowChunks = D / kVec;        // chunks per token row
@@ -59,7 +61,7 @@ struct SimtMath {
 
   __device__ static int chunk_of(int lane, int c) { return (lane % kLanes) + c * kLanes; }
 
-  __device__ void init(const T* q_heads0, int valid_heads, int lane) {
+  __device__ void init(const T* q_heads0, int valid_heads, int /*group*/, int lane) {
 #pragma unroll
     for (int h = 0; h < kHeads; ++h) {
 #pragma unroll
