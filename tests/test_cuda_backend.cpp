@@ -181,7 +181,7 @@ TEST_CASE("16-bit heads of D=64 run as pairs of KV heads on enough rows and matc
          {std::pair{8, 8}, std::pair{16, 8}, std::pair{24, 8}, std::pair{32, 8}, std::pair{8, 2},
           std::pair{32, 2}, std::pair{6, 3}, std::pair{64, 8}})
       for (const auto& [batch, length, block_size] :
-           {std::tuple{7, 1, 16}, std::tuple{7, 17, 16}, std::tuple{20, 1000, 5},
+           {std::tuple{40, 1, 16}, std::tuple{7, 17, 16}, std::tuple{20, 1000, 5},
             std::tuple{7, 4099, 16}, std::tuple{1, 20001, 16}}) {
         const Case c{.dtype = t.q,
                      .kv = t.kv,
@@ -193,15 +193,21 @@ TEST_CASE("16-bit heads of D=64 run as pairs of KV heads on enough rows and matc
                      .length = length};
 #if defined(READBENCH_HAVE_CUDA)
         // Pairs: 16-bit K/V in q's type, an even number of KV heads, two groups of at most 4
-        // query heads (the mma's 8), rows of pairs that cover the SMs at 8 splits each, on a
-        // device whose blocks may take the pairs' eight warps of three 8 KiB stages (192 KiB and
-        // the few bytes of static shared memory: an H100 or H200, not an A100 or a 99 KiB GPU);
-        // the grid and the split counters count pairs.
+        // query heads (the mma's 8), rows of pairs that cover the SMs split as finely as the
+        // history allows a short one (splits of 128 tokens, at most 8), on a device whose blocks
+        // may take the pairs' eight warps of three 8 KiB stages (192 KiB and the few bytes of
+        // static shared memory: an H100 or H200, not an A100 or a 99 KiB GPU); the grid and the
+        // split counters count pairs.
         int optin = 0;
         REQUIRE(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) ==
                 cudaSuccess);
+        const int short_split = test_tuning().short_split_tokens;
+        const std::int64_t finest =
+            short_split > 0
+                ? std::clamp<std::int64_t>((length + short_split - 1) / short_split, 1, 8)
+                : 1;
         const bool paired = t.q != rb::DType::f32 && !t.kv && hkv % 2 == 0 && hq / hkv <= 4 &&
-                            batch * (hkv / 2) * 8 >= backend->gpu_info()->sm_count &&
+                            batch * (hkv / 2) * finest >= backend->gpu_info()->sm_count &&
                             optin >= 193 * 1024;
         for (const auto layout : {rb::cuda::KvLayout::paged, rb::cuda::KvLayout::contiguous}) {
           const rb::cuda::DecodePlan plan = rb::cuda::plan_decode(

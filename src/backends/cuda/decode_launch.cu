@@ -204,13 +204,17 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   };
   DecodeKernel k = long_rows ? *long_rows : find(t);
   // Pairs of KV heads where the device lets a block take their shared memory and where their
-  // rows, split as finely as a short history may be (kShortSplits), still cover the SMs;
-  // else a head a row. Fewer rows than that halve the SMs a short call of few rows reads on:
-  // bench/h200 run 73b, B=1 Hkv=8 (4 rows of pairs) L=1024-4096 11-12% slower, L=16384 3%
-  // slower, L=65536 2% faster; B=8 (32 rows) 2-3% faster.
+  // rows, each split as finely as a short history may be (kShortSplits splits of at least
+  // short_split_tokens), still cover the SMs; else a head a row. Fewer rows than that halve the
+  // SMs a short call of few rows reads on: bench/h200 run 73b, B=1 Hkv=8 (4 rows of pairs)
+  // L=1024-4096 11-12% slower, L=16384 3% slower, L=65536 2% faster; B=8 (32 rows) 2-3% faster.
   const std::int64_t pair_rows = std::int64_t(p.batch) * (p.kv_heads / 2);
+  const std::int64_t finest =
+      t.short_split_tokens > 0
+          ? std::clamp<std::int64_t>(ceil_div(p.length, t.short_split_tokens), 1, kShortSplits)
+          : 1;
   if (k.paired_heads &&
-      (pair_rows * kShortSplits < sm_count || !block_smem_fits(k.function, k.smem_bytes) ||
+      (pair_rows * finest < sm_count || !block_smem_fits(k.function, k.smem_bytes) ||
        !block_smem_fits(k.unsplit_function, k.smem_bytes))) {
     Tuning heads = t;
     heads.paired_heads = false;

@@ -55,7 +55,8 @@ struct DecodeParams {
   void* out = nullptr;                        // [B, Hq, D]
   float* partial_out = nullptr;   // [B, Hq, splits, D]; used when splits > 1 (not in a cluster)
   float* partial_lse = nullptr;   // [B, Hq, splits], log2 units
-  int* split_counters = nullptr;  // [B, Hkv * head_tiles], zero between calls (null: merge kernel)
+  int* split_counters = nullptr;  // [B, Hkv / kv_per_block * head_tiles], zero between calls
+                                  // (null: merge kernel)
   int batch = 0, q_heads = 0, kv_heads = 0, head_dim = 0, block_size = 0;
   int length = 0, blocks_per_seq = 0;
   int group = 0;         // Hq / Hkv
@@ -134,7 +135,10 @@ struct Tuning {
   bool few_rows = true;
   // 16-bit K/V of D=64 in q's type, an even number of KV heads whose groups hold at most 4 query
   // heads: two adjacent KV heads read as one row of 256 bytes (decode_table.cuh), on a device
-  // whose blocks may take the kernel's 192 KiB. bench/h200 runs 72-73.
+  // whose blocks may take the kernel's 192 KiB, where the rows of pairs, each split as finely
+  // as the history allows a short one (at most 8 splits), cover the SMs (plan_decode).
+  // bench/h200 runs 72-73: bf16 B=32 L=4096 -2.6%, L=16384 -3.3%; B=1 Hkv=8 (4 rows of pairs)
+  // 11-12% slower at L=1024-4096, so there a head a row.
   bool paired_heads = true;
   bool graph_replay = true;  // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
@@ -183,7 +187,8 @@ struct DecodePlan {
 
 // Floats of split-history workspace (partial outputs, then their log-sum-exps); 0 unsplit.
 std::int64_t workspace_floats(const DecodeProblem& p, const DecodePlan& plan);
-// Counters the in-kernel split merge needs ([B, Hkv * head_tiles] ints, zeroed once).
+// Counters the in-kernel split merge needs ([B, Hkv / kv_per_block * head_tiles] ints, zeroed
+// once).
 std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan);
 // The most splits a plan uses (its merging block reads them all).
 constexpr int kMaxSplits = 1024;

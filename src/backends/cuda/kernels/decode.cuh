@@ -13,7 +13,7 @@
 // and starts its first copies before waiting for that kernel; q, the outputs and the split
 // workspace wait. Each block lets the next kernel launch once a warp has its last copies in flight
 // (once its reads are done where a warp's tiles all fit its pipeline's stages, so that its copies
-// all go out before its first tile).
+// all go out before its first tile). A pair of KV heads (MmaMath::kPaired) counts as one KV head.
 //
 // Two policies make the variants:
 //   Rows (rows.cuh): PagedRows walks the block table (the fused path); ContiguousRows reads the
@@ -509,7 +509,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
 #if defined(READBENCH_BENCH_VARIANTS)
     if (stamps != nullptr && threadIdx.x == 0) stamps[4] = global_timer_ns();
 #endif
-    // Each thread merges at most kMergeItems four-float slices of the heads_here * D outputs.
+    // Each thread merges at most kMergeItems four-float slices of the heads_here * kOutD outputs.
     constexpr int kMergeItems =
         (kKvPerBlock * kHeads * kQuads + kWarps * kWarp - 1) / (kWarps * kWarp);
     constexpr int kSmemFloats = int(decode_smem_bytes<Math, kWarps, kStages>() / sizeof(float));

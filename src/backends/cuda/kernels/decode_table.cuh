@@ -43,7 +43,8 @@ DecodeKernel decode_kernel_entry() {
 // 8 KiB; otherwise the four-warp block), which measured slower everywhere but in the rows of
 // plan_decode's few-rows layout: the product compiles that block for those alone (16-bit q,
 // D = 128: find_paged_few_rows_kernel; 128 KiB of shared memory for 16-bit K/V), and for their
-// long rows an eight-warp block of three stages (16-bit K/V, 192 KiB).
+// long rows an eight-warp block of three stages (16-bit K/V, 192 KiB), as for D = 64's pairs of
+// KV heads (mma_decode_entry).
 template <class Math>
 constexpr int default_stages() {
   constexpr int kStageBytes = stage_chunks<Math>() * 16;
@@ -71,9 +72,13 @@ DecodeKernel simt_decode_entry(int group, const Tuning& t) {
   return default_decode_entry<SimtMath<T, D, 8, Kv>, Rows>(t);
 }
 
-// Whether 16-bit K/V of D = 64 in q's type run as pairs of KV heads (MmaMath's kPaired): an
-// even number of KV heads whose two query groups fit the mma's 8 heads (Tuning::paired_heads).
+// Whether 16-bit K/V of D = 64 in q's type may run as pairs of KV heads (MmaMath's kPaired): an
+// even number of KV heads whose two query groups fit the mma's 8 heads (Tuning::paired_heads;
+// plan_decode also asks the device and the rows). Not under a variant of the block.
 inline bool paired_heads(const DecodeProblem& p, const Tuning& t) {
+#if defined(READBENCH_BENCH_VARIANTS)
+  if (t.warps != 4 || t.stages != 0 || t.kv_per_block != 1 || t.simt_half) return false;
+#endif
   return t.paired_heads && p.head_dim == 64 && p.kv_heads % 2 == 0 && 2 * p.group() <= 8;
 }
 

@@ -37,8 +37,9 @@ namespace readbench::cuda::kernels {
 // read 4.11-4.13 TB/s a head at a time and 4.31-4.32 TB/s two heads at a time (D=128 rows:
 // 4.34). The block serves both heads' query groups, 2 * group heads in the mma's N: query head
 // i < group (the first KV head's) holds its D/2 d's in d's [0, D/2) and zeros in the rest, head
-// i >= group in d's [D/2, D), so q.K is each head's own score, exactly; of its p.V outputs the
-// kernel keeps each head's own half (kOutD d's).
+// i >= group in d's [D/2, D), so q.K is each head's own score, exactly (for finite K: an
+// infinite K element of one head would reach the other's scores as 0 * inf); of its p.V outputs
+// the kernel keeps each head's own half (kOutD d's).
 template <class T_, int D_, class Kv_ = T_, bool kPaired_ = false>
 struct MmaMath {
   using T = T_;
