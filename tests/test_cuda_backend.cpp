@@ -181,7 +181,7 @@ TEST_CASE("16-bit heads of D=64 run as pairs of KV heads on enough rows and matc
          {std::pair{8, 8}, std::pair{16, 8}, std::pair{24, 8}, std::pair{32, 8}, std::pair{8, 2},
           std::pair{32, 2}, std::pair{6, 3}, std::pair{64, 8}})
       for (const auto& [batch, length, block_size] :
-           {std::tuple{40, 1, 16}, std::tuple{7, 17, 16}, std::tuple{20, 1000, 5},
+           {std::tuple{40, 1, 16}, std::tuple{40, 2049, 16}, std::tuple{20, 1000, 5},
             std::tuple{7, 4099, 16}, std::tuple{1, 20001, 16}}) {
         const Case c{.dtype = t.q,
                      .kv = t.kv,
@@ -194,30 +194,36 @@ TEST_CASE("16-bit heads of D=64 run as pairs of KV heads on enough rows and matc
 #if defined(READBENCH_HAVE_CUDA)
         // Pairs: 16-bit K/V in q's type, an even number of KV heads, two groups of at most 4
         // query heads (the mma's 8), rows of pairs that cover the SMs split as finely as the
-        // history allows a short one (splits of 128 tokens, at most 8), on a device whose blocks
-        // may take the pairs' eight warps of three 8 KiB stages (192 KiB and the few bytes of
-        // static shared memory: an H100 or H200, not an A100 or a 99 KiB GPU); the grid and the
-        // split counters count pairs.
+        // history allows a short one (splits of 128 tokens, at most 8) and that the plan leaves
+        // unsplit (a block of them an SM, so fewer than twice the SMs' rows split a history of
+        // two minimum splits or more), on a device whose blocks may take the pairs' eight warps
+        // of three 8 KiB stages (192 KiB and the few bytes of static shared memory: an H100 or
+        // H200, not an A100 or a 99 KiB GPU); the grid and the split counters count pairs.
         int optin = 0;
         REQUIRE(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) ==
                 cudaSuccess);
-        const int short_split = test_tuning().short_split_tokens;
+        const rb::cuda::Tuning tuning = test_tuning();
+        const int sm_count = backend->gpu_info()->sm_count;
+        const std::int64_t rows = std::int64_t(batch) * (hkv / 2);
         const std::int64_t finest =
-            short_split > 0
-                ? std::clamp<std::int64_t>((length + short_split - 1) / short_split, 1, 8)
+            tuning.short_split_tokens > 0
+                ? std::clamp<std::int64_t>(
+                      (length + tuning.short_split_tokens - 1) / tuning.short_split_tokens, 1, 8)
                 : 1;
+        const bool unsplit = std::int64_t(double(sm_count) * tuning.waves) / rows < 2 ||
+                             (length + tuning.min_split_tokens - 1) / tuning.min_split_tokens < 2;
         const bool paired = t.q != rb::DType::f32 && !t.kv && hkv % 2 == 0 && hq / hkv <= 4 &&
-                            batch * (hkv / 2) * finest >= backend->gpu_info()->sm_count &&
-                            optin >= 193 * 1024;
+                            rows * finest >= sm_count && unsplit && optin >= 193 * 1024;
         for (const auto layout : {rb::cuda::KvLayout::paged, rb::cuda::KvLayout::contiguous}) {
-          const rb::cuda::DecodePlan plan = rb::cuda::plan_decode(
-              problem_of(c), layout, backend->gpu_info()->sm_count, test_tuning());
+          const rb::cuda::DecodePlan plan =
+              rb::cuda::plan_decode(problem_of(c), layout, sm_count, tuning);
           INFO(describe(c), " splits=", plan.splits, " cluster=", plan.cluster);
 #if !defined(READBENCH_BENCH_VARIANTS)  // (a variant may turn the pairs off)
           CHECK(plan.kernel.paired_heads == paired);
 #endif
           if (plan.kernel.paired_heads)
-            CHECK((plan.kernel.kv_per_block == 2 && plan.kernel.threads == 256));
+            CHECK(
+                (plan.kernel.kv_per_block == 2 && plan.kernel.threads == 256 && plan.splits == 1));
         }
 #endif
         check_paths(*backend, c);

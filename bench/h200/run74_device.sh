@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # Run 74 on the H200 (bench/h200/NOTES.md): the reviewed pairs of KV heads (`fcd8ea4`). The
-# variant build's GPU tests under the default tuning and under `cluster=1` (no clusters: a split
-# row of pairs merges through the workspace and the counter, which the H200's plan of pairs
-# takes only where a cluster of its at most 7 splits cannot be resident), compute-sanitizer's
-# memcheck, racecheck, synccheck and initcheck over such calls (D=64 -b 7 L 4099, 4 splits a
-# row); the product binaries' GPU tests and one pass over D=64 B=32 and B=7 (L=300, which the
-# review's rule turned back to a head a row: 28 rows of pairs in 3 splits of 128 tokens would
-# leave SMs idle; L=4099 pairs). No A/B: the variant build's archive and the product binary
-# fill the device tool's carry.
+# variant build's readbench verify under the default tuning and under `cluster=1` (no clusters:
+# a split row of pairs merges through the workspace and the counter, which the H200's plan of
+# pairs takes only where a cluster of its at most 7 splits cannot be resident),
+# compute-sanitizer's memcheck, racecheck, synccheck and initcheck over such calls (D=64 -b 7
+# L 4099, 4 splits a row); the product binaries' GPU tests and one pass over D=64 B=32 and B=7
+# (L=300, which the review's rule turned back to a head a row: 28 rows of pairs in 3 splits of
+# 128 tokens would leave SMs idle; L=4099 pairs). No A/B, and no variant GPU tests: the variant
+# build's readbench and the product binary fill the device tool's carry.
 # Results: results/run74-pairs-review/.
 # Usage: bench/h200/run74_device.sh OUTDIR (pack OUTDIR into $OUT: 8 files at most come back)
 set -u -o pipefail
 out=${1:?OUTDIR}
 mkdir -p "$out"
 . "$(dirname "$0")/variant_lib.sh"  # /tmp/cv, log, step, variant_checks
-step "variant gpu tests"
-for spec in "pdl=7" "cluster=1"; do
-  READBENCH_TEST_CUDA_TUNING=$spec timeout 200 /tmp/cv/readbench_gpu_tests \
-    --test-case-exclude='*plugin*' > "$out/gpu_tests-$spec.log" 2>&1
-  echo "gpu tests ($spec) rc=$? $(grep -E 'test cases' "$out/gpu_tests-$spec.log")" | tee -a "$log"
+step "variant verify: pairs merged through the workspace (cluster=1) and by default"
+for spec in "cluster=1" "pdl=7"; do
+  for shape in "-b 7 --kv-heads 8 --q-heads 32" "-b 20 --kv-heads 8 --q-heads 8" \
+    "-b 20 --kv-heads 2 --q-heads 8"; do
+    READBENCH_CUDA_TUNING=$spec timeout 120 /tmp/cv/readbench verify --backend cuda \
+      --dtypes bf16,f16 --kv-dtypes same --head-dim 64 $shape -L 1,17,1000,4099,9001 \
+      >> "$out/verify.log" 2>&1
+    echo "verify ($spec, $shape) rc=$? fails so far=$(grep -c FAIL "$out/verify.log")" | tee -a "$log"
+  done
 done
 step "compute-sanitizer: pairs merged through the workspace (cluster=1)"
 for tool in memcheck racecheck synccheck initcheck; do

@@ -275,6 +275,14 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
                   smem_splits, kShortSplits, std::int64_t(kMaxSplits)});
     if (finer > splits && finer * blocks <= sm_count) splits = finer;
   }
+  // Pairs of KV heads only where they leave the history unsplit: split rows of pairs (their few
+  // splits as one cluster) measured slower at most batches between (bench/h200 run 74b, D=64
+  // Hkv=8: B=7 L=4099-16384 8-9%, B=12 6-9%, B=16 5-6%; run 73c: B=5 and B=8 2-3% faster).
+  if (k.paired_heads && splits > 1) {
+    Tuning heads = t;
+    heads.paired_heads = false;
+    return plan_decode(p, layout, sm_count, heads);
+  }
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
   // A row of few splits merges through a cluster's shared memory instead of the workspace and

@@ -136,9 +136,10 @@ struct Tuning {
   // 16-bit K/V of D=64 in q's type, an even number of KV heads whose groups hold at most 4 query
   // heads: two adjacent KV heads read as one row of 256 bytes (decode_table.cuh), on a device
   // whose blocks may take the kernel's 192 KiB, where the rows of pairs, each split as finely
-  // as the history allows a short one (at most 8 splits), cover the SMs (plan_decode).
-  // bench/h200 runs 72-73: bf16 B=32 L=4096 -2.6%, L=16384 -3.3%; B=1 Hkv=8 (4 rows of pairs)
-  // 11-12% slower at L=1024-4096, so there a head a row.
+  // as the history allows a short one (at most 8 splits), cover the SMs and where the plan
+  // leaves a pair's history unsplit (plan_decode). bench/h200 runs 72-74: bf16 B=32 L=4096
+  // -2.6%, L=16384 -3.3%; split rows of pairs 5-12% slower at B=1, 7, 12 and 16 (2-3% faster
+  // at B=5 and 8), so there a head a row.
   bool paired_heads = true;
   bool graph_replay = true;  // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
