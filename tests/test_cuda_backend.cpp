@@ -195,8 +195,8 @@ TEST_CASE("16-bit heads of D=64 run as pairs of KV heads on enough rows and matc
         // Pairs: 16-bit K/V in q's type, an even number of KV heads, two groups of at most 4
         // query heads (the mma's 8), rows of pairs that cover the SMs split as finely as the
         // history allows a short one (splits of 128 tokens, at most 8) and that the plan leaves
-        // unsplit (a block of them an SM, so fewer than twice the SMs' rows split a history of
-        // two minimum splits or more), on a device whose blocks may take the pairs' eight warps
+        // unsplit (a block of them an SM, so rows at most half the SMs split a history of two
+        // minimum splits or more), on a device whose blocks may take the pairs' eight warps
         // of three 8 KiB stages (192 KiB and the few bytes of static shared memory: an H100 or
         // H200, not an A100 or a 99 KiB GPU); the grid and the split counters count pairs.
         int optin = 0;
@@ -313,7 +313,7 @@ TEST_CASE("few rows run as eight-warp blocks where measured and match the refere
         // Eight warps only for 16-bit q at D=128, K/V in q's type or e4m3 (the long rows: K/V
         // in q's type). Taken where the kernel's range holds the length and each of the B * Hkv
         // rows has 16-31 SMs (the 8 rows of Hkv=8 B=1 on an H100 or H200, whose clusters of 8
-        // are resident); never elsewhere but in D=64's pairs of KV heads (their own test).
+        // are resident); never elsewhere (D=64's pairs of KV heads, eight warps too, never split).
         const int sms_per_row = sm_count / (c.batch * c.kv_heads);
         const bool few_rows = sms_per_row >= 16 && sms_per_row < 32;
         const bool taken =
@@ -341,7 +341,7 @@ TEST_CASE("few rows run as eight-warp blocks where measured and match the refere
         CHECK(few.has_value() == (d == 128 && t.q != rb::DType::f32));
         CHECK((few && few->long_kernel.has_value()) ==
               (d == 128 && t.q != rb::DType::f32 && !t.kv));
-        if (!taken && !long_fits && !plan.kernel.paired_heads) CHECK(plan.kernel.threads != 256);
+        if (!taken && !long_fits) CHECK(plan.kernel.threads != 256);
         if (cluster_fits && sm_count >= 128 && rb::cuda::kernels_support_dependent_launch())
           CHECK((plan.kernel.threads == 256 && plan.splits == 8 && plan.cluster == 8));
         if (long_fits)

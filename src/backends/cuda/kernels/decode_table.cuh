@@ -84,8 +84,8 @@ inline bool paired_heads(const DecodeProblem& p, const Tuning& t) {
 
 // The tensor-core kernel for K/V in q's type. Pairs of KV heads take a block of eight warps
 // of three stages (192 KiB, one an SM): a pair reads twice a head's bytes, so the block holds
-// twice the four-warp block's copies in flight, and a grid of pairs splits a history as often
-// as the four-warp grid of heads would (half the blocks, half the slots).
+// twice the four-warp block's copies in flight. The plan takes them only where it leaves their
+// history unsplit (plan_decode), so their split and cluster forms are compiled but not launched.
 template <class T, int D, class Rows>
 DecodeKernel mma_decode_entry(const DecodeProblem& p, const Tuning& t) {
   if constexpr (D == 64)
