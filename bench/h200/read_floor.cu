@@ -9,7 +9,7 @@
 //   read_floor CSV     prints one line per (variant, length), writes them to CSV too
 //
 // Built here, carried as .scratch/floor (run68_device.sh runs it):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -o .scratch/floor/read_floor \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -I src -o .scratch/floor/read_floor \
 //     bench/h200/read_floor.cu
 //
 // Variants (each thread keeps four 16-byte loads in flight, as readbench's ceiling kernel):
@@ -30,17 +30,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "backends/cuda/cuda_check.hpp"  // RB_CUDA_CHECK: a failed call throws, naming it
 
 namespace {
 
@@ -102,51 +96,52 @@ void launch(const Variant& v, int sm_count, const void* data, std::size_t bytes,
   if (v.chained && !first) c.attrs = &a, c.numAttrs = 1;
   const auto* p = static_cast<const uint4*>(data);
   if (v.chained && v.at_start)
-    CHECK(cudaLaunchKernelEx(&c, read_kernel<true, true>, p, bytes / 16, sink));
+    RB_CUDA_CHECK(cudaLaunchKernelEx(&c, read_kernel<true, true>, p, bytes / 16, sink));
   else if (v.chained)
-    CHECK(cudaLaunchKernelEx(&c, read_kernel<true>, p, bytes / 16, sink));
+    RB_CUDA_CHECK(cudaLaunchKernelEx(&c, read_kernel<true>, p, bytes / 16, sink));
   else
-    CHECK(cudaLaunchKernelEx(&c, read_kernel<false>, p, bytes / 16, sink));
+    RB_CUDA_CHECK(cudaLaunchKernelEx(&c, read_kernel<false>, p, bytes / 16, sink));
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: read_floor CSV\n");
     return 2;
   }
   int sm_count = 0, l2 = 0;
-  CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   int per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_kernel<true>, kThreads, 0));
+  RB_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_kernel<true>, kThreads, 0));
   std::printf("SMs %d, L2 %d bytes, %d blocks of %d threads an SM\n", sm_count, l2, per_sm,
               kThreads);
   cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  RB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
+  RB_CUDA_CHECK(cudaEventCreate(&e0));
+  RB_CUDA_CHECK(cudaEventCreate(&e1));
   unsigned* sink = nullptr;
-  CHECK(cudaMalloc(&sink, 16));
+  RB_CUDA_CHECK(cudaMalloc(&sink, 16));
   const std::size_t flush_bytes = std::size_t(2) * std::size_t(l2);
   void *flush = nullptr, *clean = nullptr, *pool = nullptr;
-  CHECK(cudaMalloc(&flush, flush_bytes));
-  CHECK(cudaMalloc(&clean, flush_bytes));
+  RB_CUDA_CHECK(cudaMalloc(&flush, flush_bytes));
+  RB_CUDA_CHECK(cudaMalloc(&clean, flush_bytes));
   const std::size_t pool_bytes = std::size_t(3) << 30;
-  CHECK(cudaMalloc(&pool, pool_bytes));
-  CHECK(cudaMemset(pool, 0x5a, pool_bytes));  // never time zeros
-  CHECK(cudaMemset(clean, 0x33, flush_bytes));
+  RB_CUDA_CHECK(cudaMalloc(&pool, pool_bytes));
+  RB_CUDA_CHECK(cudaMemset(pool, 0x5a, pool_bytes));  // never time zeros
+  RB_CUDA_CHECK(cudaMemset(clean, 0x33, flush_bytes));
 
   // readbench's ceiling, as it measures it: 2 GiB, warm, best of 10 after 2.
   float ms = 0, best = 1e30f;
   for (int i = 0; i < 12; ++i) {
-    CHECK(cudaEventRecord(e0, s));
+    RB_CUDA_CHECK(cudaEventRecord(e0, s));
     launch({"plain", false, per_sm, false}, sm_count, pool, std::size_t(2) << 30, sink, true, s);
-    CHECK(cudaEventRecord(e1, s));
-    CHECK(cudaEventSynchronize(e1));
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    RB_CUDA_CHECK(cudaEventRecord(e1, s));
+    RB_CUDA_CHECK(cudaEventSynchronize(e1));
+    RB_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
     if (i >= 2) best = std::min(best, ms);
   }
   const double ceiling_gbps = double(std::size_t(2) << 30) / (best * 1e-3) / 1e9;
@@ -179,29 +174,29 @@ int main(int argc, char** argv) {
     // A sample's calls, captured once a variant: call c reads the pool's c-th stretch.
     std::vector<cudaGraphExec_t> graphs;
     for (const Variant& v : variants) {
-      CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+      RB_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
       for (int c = 0; c < calls; ++c)
         launch(v, sm_count, static_cast<char*>(pool) + std::size_t(c) * bytes, bytes, sink, c == 0,
                s);
       cudaGraph_t g = nullptr;
-      CHECK(cudaStreamEndCapture(s, &g));
+      RB_CUDA_CHECK(cudaStreamEndCapture(s, &g));
       cudaGraphExec_t exec = nullptr;
-      CHECK(cudaGraphInstantiate(&exec, g, 0));
-      CHECK(cudaGraphDestroy(g));
+      RB_CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
+      RB_CUDA_CHECK(cudaGraphDestroy(g));
       graphs.push_back(exec);
     }
     // The variants interleaved sample by sample, so that drift falls on all of them alike.
     for (int sample = 0; sample < kSamples + 2; ++sample)
       for (std::size_t vi = 0; vi < variants.size(); ++vi) {
         const Variant& v = variants[vi];
-        CHECK(cudaMemsetAsync(flush, sample & 0xff, flush_bytes, s));
+        RB_CUDA_CHECK(cudaMemsetAsync(flush, sample & 0xff, flush_bytes, s));
         if (v.clean_flush)
           launch({"", false, per_sm, false}, sm_count, clean, flush_bytes, sink, true, s);
-        CHECK(cudaEventRecord(e0, s));
-        CHECK(cudaGraphLaunch(graphs[vi], s));
-        CHECK(cudaEventRecord(e1, s));
-        CHECK(cudaEventSynchronize(e1));
-        CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        RB_CUDA_CHECK(cudaEventRecord(e0, s));
+        RB_CUDA_CHECK(cudaGraphLaunch(graphs[vi], s));
+        RB_CUDA_CHECK(cudaEventRecord(e1, s));
+        RB_CUDA_CHECK(cudaEventSynchronize(e1));
+        RB_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
         if (sample >= 2) per_call[vi].push_back(double(ms) * 1e3 / calls);
       }
     for (std::size_t vi = 0; vi < variants.size(); ++vi) {
@@ -214,10 +209,19 @@ int main(int argc, char** argv) {
       std::fprintf(csv, "%s,%ld,%d,%zu,%.4f,%.4f,%.1f\n", variants[vi].name, length, calls,
                    t.size(), t.front(), med, ceiling_gbps);
     }
-    for (cudaGraphExec_t exec : graphs) CHECK(cudaGraphExecDestroy(exec));
+    for (cudaGraphExec_t exec : graphs) RB_CUDA_CHECK(cudaGraphExecDestroy(exec));
     std::fflush(stdout);
   }
   std::fclose(csv);
-  CHECK(cudaGetLastError());
+  RB_CUDA_CHECK(cudaGetLastError());
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", "read_floor", e.what());
+    return 1;
+  }
 }

@@ -10,7 +10,7 @@
 //   row_pattern CSV     prints one line per variant, writes them to CSV too
 //
 // Built here, carried as .scratch/pattern (run72_device.sh runs it):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -o .scratch/pattern/row_pattern \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -I src -o .scratch/pattern/row_pattern \
 //     bench/h200/row_pattern.cu
 //
 // Timing: an L2-sized memset before each sample (untimed), then `calls` plain launches, each
@@ -21,18 +21,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <numeric>
 #include <random>
 #include <vector>
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "backends/cuda/cuda_check.hpp"  // RB_CUDA_CHECK: a failed call throws, naming it
 
 namespace {
 
@@ -131,14 +125,14 @@ Kernel kernel_for(const Variant& v, int row_bytes, std::size_t* smem) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: row_pattern CSV\n");
     return 2;
   }
   int sm_count = 0, l2 = 0;
-  CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   // bf16 (2 bytes). B=32: one block a row (the unsplit layout, two an SM); B=1: 16 splits a
   // row of eight-warp blocks (the long rows, 128 SMs) against the same units over every SM.
   const std::vector<Variant> variants = {
@@ -153,15 +147,15 @@ int main(int argc, char** argv) {
   };
   constexpr int kCalls = 3, kSamples = 30;
   cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  RB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
+  RB_CUDA_CHECK(cudaEventCreate(&e0));
+  RB_CUDA_CHECK(cudaEventCreate(&e1));
   unsigned* sink = nullptr;
-  CHECK(cudaMalloc(&sink, 16));
+  RB_CUDA_CHECK(cudaMalloc(&sink, 16));
   const std::size_t flush_bytes = std::size_t(2) * std::size_t(l2);
   void* flush = nullptr;
-  CHECK(cudaMalloc(&flush, flush_bytes));
+  RB_CUDA_CHECK(cudaMalloc(&flush, flush_bytes));
 
   struct Prepared {
     Params p[kCalls];
@@ -176,7 +170,8 @@ int main(int argc, char** argv) {
     Prepared x{};
     const int row_bytes = v.head_dim * 2 * (v.pairs ? 2 : 1);
     x.kernel = kernel_for(v, row_bytes, &x.smem);
-    CHECK(cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(x.smem)));
+    RB_CUDA_CHECK(
+        cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(x.smem)));
     const long tiles = v.length / kPage;
     const long token_bytes = long(v.kv_heads) * v.head_dim * 2;
     const std::size_t pool = std::size_t(v.batch) * tiles * kPage * token_bytes;
@@ -189,12 +184,13 @@ int main(int argc, char** argv) {
     for (int c = 0; c < kCalls; ++c) {
       void *k = nullptr, *val = nullptr;
       int* t = nullptr;
-      CHECK(cudaMalloc(&k, pool));
-      CHECK(cudaMalloc(&val, pool));
-      CHECK(cudaMemset(k, 0x3c + c, pool));  // never time zeros
-      CHECK(cudaMemset(val, 0x3d + c, pool));
-      CHECK(cudaMalloc(&t, table.size() * sizeof(int)));
-      CHECK(cudaMemcpy(t, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+      RB_CUDA_CHECK(cudaMalloc(&k, pool));
+      RB_CUDA_CHECK(cudaMalloc(&val, pool));
+      RB_CUDA_CHECK(cudaMemset(k, 0x3c + c, pool));  // never time zeros
+      RB_CUDA_CHECK(cudaMemset(val, 0x3d + c, pool));
+      RB_CUDA_CHECK(cudaMalloc(&t, table.size() * sizeof(int)));
+      RB_CUDA_CHECK(
+          cudaMemcpy(t, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
       x.p[c] = Params{static_cast<const char*>(k),
                       static_cast<const char*>(val),
                       t,
@@ -205,7 +201,8 @@ int main(int argc, char** argv) {
                       sink};
     }
     int per_sm = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, x.kernel, v.warps * 32, x.smem));
+    RB_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, x.kernel, v.warps * 32, x.smem));
     std::printf("%-14s grid %4d, %d an SM, %zu B smem, %.0f MB a call\n", v.name, x.grid, per_sm,
                 x.smem, x.bytes / 1e6);
     prepared.push_back(x);
@@ -214,15 +211,15 @@ int main(int argc, char** argv) {
   for (int sample = 0; sample < kSamples + 2; ++sample)
     for (std::size_t vi = 0; vi < variants.size(); ++vi) {
       const Prepared& x = prepared[vi];
-      CHECK(cudaMemsetAsync(flush, sample & 0xff, flush_bytes, s));
-      CHECK(cudaEventRecord(e0, s));
+      RB_CUDA_CHECK(cudaMemsetAsync(flush, sample & 0xff, flush_bytes, s));
+      RB_CUDA_CHECK(cudaEventRecord(e0, s));
       for (int c = 0; c < kCalls; ++c)
         x.kernel<<<x.grid, variants[vi].warps * 32, x.smem, s>>>(x.p[c]);
-      CHECK(cudaGetLastError());
-      CHECK(cudaEventRecord(e1, s));
-      CHECK(cudaEventSynchronize(e1));
+      RB_CUDA_CHECK(cudaGetLastError());
+      RB_CUDA_CHECK(cudaEventRecord(e1, s));
+      RB_CUDA_CHECK(cudaEventSynchronize(e1));
       float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, e0, e1));
+      RB_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
       if (sample >= 2) per_call[vi].push_back(double(ms) * 1e3 / kCalls);
     }
   FILE* csv = std::fopen(argv[1], "w");
@@ -242,4 +239,13 @@ int main(int argc, char** argv) {
   }
   std::fclose(csv);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", "row_pattern", e.what());
+    return 1;
+  }
 }
