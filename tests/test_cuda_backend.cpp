@@ -19,6 +19,7 @@
 #include "plugins/plugin.hpp"
 #if defined(READBENCH_HAVE_CUDA)  // built with the CUDA backend: its plan
 #include "backends/cuda/decode_launch.hpp"
+#include "backends/cuda/wave_fill.hpp"
 #endif
 #if defined(READBENCH_BENCH_VARIANTS)  // and its variants (bench/h200 builds)
 #include "backends/cuda/cuda_backend.hpp"
@@ -196,9 +197,10 @@ TEST_CASE("16-bit heads of D=64 run as pairs of KV heads on enough rows and matc
         // query heads (the mma's 8), rows of pairs that cover the SMs split as finely as the
         // history allows a short one (splits of 128 tokens, at most 8) and that the plan leaves
         // unsplit (a block of them an SM, so rows at most half the SMs split a history of two
-        // minimum splits or more), on a device whose blocks may take the pairs' eight warps
-        // of three 8 KiB stages (192 KiB and the few bytes of static shared memory: an H100 or
-        // H200, not an A100 or a 99 KiB GPU); the grid and the split counters count pairs.
+        // minimum splits or more; pairs never split further to fill a wave), on a device whose
+        // blocks may take the pairs' eight warps of three 8 KiB stages (192 KiB and the few
+        // bytes of static shared memory: an H100 or H200, not an A100 or a 99 KiB GPU); the
+        // grid and the split counters count pairs.
         int optin = 0;
         REQUIRE(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) ==
                 cudaSuccess);
@@ -294,7 +296,7 @@ TEST_CASE("few rows run as eight-warp blocks where measured and match the refere
     for (const auto& [hq, hkv, d] :
          {std::tuple{32, 8, 128}, std::tuple{32, 8, 64}, std::tuple{8, 2, 128}})
       for (const std::int64_t length :
-           {1024, 2048, 2049, 6144, 6145, 8192, 8193, 16383, 16384, 40001}) {
+           {1024, 2048, 2049, 6144, 6145, 8191, 8192, 16383, 16384, 32767, 32768, 40001}) {
         const Case c{.dtype = t.q,
                      .kv = t.kv,
                      .batch = 1,
@@ -319,7 +321,8 @@ TEST_CASE("few rows run as eight-warp blocks where measured and match the refere
         const bool taken =
             few && length >= few->min_length && length <= few->max_length && few_rows;
         // From the long-rows kernel's length: a block of it an SM, a split for each SM of the
-        // row (on a device whose blocks may take its 192 KiB: an H100 or H200).
+        // row, one fewer below its full length (on a device whose blocks may take its 192 KiB:
+        // an H100 or H200).
         const bool long_taken =
             few && few->long_kernel && length >= few->long_min_length && few_rows;
         int optin = 0;
@@ -346,7 +349,8 @@ TEST_CASE("few rows run as eight-warp blocks where measured and match the refere
           CHECK((plan.kernel.threads == 256 && plan.splits == 8 && plan.cluster == 8));
         if (long_fits)
           CHECK((plan.kernel.threads == 256 && plan.blocks_per_sm == 1 &&
-                 plan.splits == sms_per_row && plan.cluster == 1));
+                 plan.splits == sms_per_row - (length < few->long_full_length ? 1 : 0) &&
+                 plan.cluster == 1));
 #endif
 #endif
         check_paths(*backend, c);
@@ -380,6 +384,46 @@ TEST_CASE("a merge of more splits than its block stages at once matches the refe
       if (std::size_t(plan.splits) <= staged) {  // a device with few SMs: no batches to test
         MESSAGE("one batch holds every split on this device: ", describe(c));
         continue;
+      }
+#endif
+      check_paths(*backend, c);
+    }
+}
+
+TEST_CASE(
+    "a batch that fills one wave in part splits into fuller waves and matches the reference") {
+  auto backend = cuda_or_skip();
+  if (!backend) return;
+  for (const Types& t : kAllTypes)
+    for (const auto& [batch, length] :
+         {std::pair{20, std::int64_t(5001)}, std::pair{17, std::int64_t(4099)},
+          std::pair{20, std::int64_t(3001)}, std::pair{12, std::int64_t(4099)},
+          std::pair{28, std::int64_t(4100)}}) {
+      const Case c{.dtype = t.q, .kv = t.kv, .batch = batch, .length = length};
+#if defined(READBENCH_HAVE_CUDA)
+      // Rows of one wave's blocks that fill its slots in part split into the fewest waves
+      // that fill their last one (wave_fill.hpp), from histories of 4096 tokens and as far as
+      // the history's minimum splits let them; each split a whole number of tiles.
+      const int sm_count = backend->gpu_info()->sm_count;
+      const rb::cuda::Tuning tuning = test_tuning();
+      const rb::cuda::DecodePlan plan =
+          rb::cuda::plan_decode(problem_of(c), rb::cuda::KvLayout::paged, sm_count, tuning);
+      const rb::cuda::DecodeKernel& k = plan.kernel;
+      const std::int64_t rows =
+          std::int64_t(batch) * (c.kv_heads / k.kv_per_block) * plan.head_tiles;
+      const auto wave = std::int64_t(double(sm_count) * plan.blocks_per_sm * tuning.waves);
+      const std::int64_t most = (length + tuning.min_split_tokens - 1) / tuning.min_split_tokens;
+      const std::int64_t want = rb::cuda::wave_filling_splits(
+          rows, wave, std::clamp<std::int64_t>(wave / rows, 1, most), most, length);
+      const std::int64_t tokens =
+          ((length + want - 1) / want + k.tile_tokens - 1) / k.tile_tokens * k.tile_tokens;
+      INFO(describe(c), " splits=", plan.splits, " rows=", rows, " wave=", wave);
+      CHECK(plan.splits == (length + tokens - 1) / tokens);
+      // The H200's 264 slots of the default four-warp blocks: 160 rows (61% of a wave) in three
+      // splits, 480 blocks (91% of two waves); 136 rows of 4099 tokens in seven.
+      if (sm_count == 132 && plan.blocks_per_sm == 2 && rows == 8 * batch) {
+        if (batch == 20) CHECK(plan.splits == (length >= 4096 ? 3 : 1));
+        if (batch == 17 && length == 4099) CHECK(plan.splits == 7);
       }
 #endif
       check_paths(*backend, c);

@@ -8,6 +8,7 @@
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/decode_launch.hpp"
 #include "backends/cuda/kernels/decode.cuh"
+#include "backends/cuda/wave_fill.hpp"
 
 namespace readbench::cuda {
 
@@ -101,10 +102,10 @@ std::int64_t few_rows_of(const DecodeProblem& p, const DecodeKernel& k, int sm_c
   return sms_per_row >= 16 && sms_per_row < 32 ? rows : 0;
 }
 
-// The long-rows kernel of Tuning::few_rows where it applies to `p` (its length, rows of a few,
-// and a device whose blocks may take its shared memory); none elsewhere.
-std::optional<DecodeKernel> long_rows_kernel(const DecodeProblem& p, const Tuning& t,
-                                             int sm_count) {
+// The few-rows kernels of Tuning::few_rows where their long-rows kernel applies to `p` (its
+// length, rows of a few, and a device whose blocks may take its shared memory); none elsewhere.
+std::optional<FewRowsKernel> long_rows_kernel(const DecodeProblem& p, const Tuning& t,
+                                              int sm_count) {
 #if defined(READBENCH_BENCH_VARIANTS)  // a variant of the splits or the clusters: not this layout
   const Tuning defaults;
   if (t.waves != defaults.waves || t.min_split_tokens != defaults.min_split_tokens ||
@@ -117,7 +118,7 @@ std::optional<DecodeKernel> long_rows_kernel(const DecodeProblem& p, const Tunin
   if (few_rows_of(p, k, sm_count) == 0) return std::nullopt;
   for (const void* function : {k.function, k.unsplit_function})
     if (!block_smem_fits(function, k.smem_bytes)) return std::nullopt;
-  return k;
+  return f;
 }
 
 // A split row of a few (Tuning::few_rows) as one cluster of 8 blocks of the few-rows kernel, an
@@ -195,14 +196,15 @@ constexpr std::int64_t kShortSplits = 8;
 
 DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t) {
   // A row of a few over a long history: one block of the long-rows kernel an SM, split as any
-  // other kernel below (at waves 1: as many splits as the row has SMs).
-  std::optional<DecodeKernel> long_rows;
+  // other kernel below (at waves 1: as many splits as the row has SMs, or one fewer below the
+  // kernel's full length).
+  std::optional<FewRowsKernel> long_rows;
   if (layout == KvLayout::paged) long_rows = long_rows_kernel(p, t, sm_count);
   const auto find = [&](const Tuning& tuning) {
     return layout == KvLayout::paged ? find_paged_decode_kernel(p, tuning)
                                      : find_contiguous_decode_kernel(p, tuning);
   };
-  DecodeKernel k = long_rows ? *long_rows : find(t);
+  DecodeKernel k = long_rows ? *long_rows->long_kernel : find(t);
   // Pairs of KV heads where the device lets a block take their shared memory and where their
   // rows, each split as finely as a short history may be (kShortSplits splits of at least
   // short_split_tokens), still cover the SMs; else a head a row. Fewer rows than that halve the
@@ -251,7 +253,8 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
 
   // Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
   // no partial wave), and never below min_split_tokens per split (short_split_tokens in the case
-  // below): a split costs a partial write and a merge.
+  // below): a split costs a partial write and a merge. Rows that fill that one wave in part
+  // (B=17-21 at Hkv=8 on 132 SMs) split further, into waves that fill their last one.
   plan.head_tiles = ceil_div(p.group(), k.heads_per_block);
   const std::int64_t blocks =
       std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * plan.head_tiles;
@@ -261,8 +264,12 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   // above the splits a plan asks for; the merge itself needs none).
   const std::int64_t heads_per_cta = std::int64_t(k.kv_per_block) * k.heads_per_block;
   const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
-  std::int64_t splits = std::clamp<std::int64_t>(
-      wanted / blocks, 1, std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)}));
+  const std::int64_t most_splits = std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)});
+  std::int64_t splits = std::clamp<std::int64_t>(wanted / blocks, 1, most_splits);
+  // Rows that fill their one wave only in part split into more waves that fill their last one
+  // (wave_fill.hpp); not pairs of KV heads, whose one wave was faster at L=4096 and slower at
+  // 16384 than a head a row split so (bench/h200 run 78, D=64 B=20: +2.9% and -4.1%).
+  if (!k.paired_heads) splits = wave_filling_splits(blocks, wanted, splits, most_splits, p.length);
   // A split short history where even the finest splits leave SMs idle: shorter splits, as long
   // as every block keeps an SM to itself (a block's few tiles are its latency, not its
   // bandwidth) and a row has at most kShortSplits of them, where it was measured: bench/h200
@@ -283,6 +290,11 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
     heads.paired_heads = false;
     return plan_decode(p, layout, sm_count, heads);
   }
+  // Long rows shorter than their kernel's full length leave each row's merging block an SM's
+  // worth of room: a split fewer a row, so that the next call's blocks find SMs free while the
+  // merges finish (FewRowsKernel::long_full_length).
+  if (long_rows && p.length < long_rows->long_full_length && sm_count / blocks - 1 >= 2)
+    splits = std::min<std::int64_t>(splits, sm_count / blocks - 1);
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);
   // A row of few splits merges through a cluster's shared memory instead of the workspace and

@@ -235,6 +235,9 @@ struct FewRowsKernel {
   // H200 alone); none where not measured faster.
   std::optional<DecodeKernel> long_kernel;
   int long_min_length = 0;
+  // Below this length a long row takes a split fewer (one SM of the row's left free), so that
+  // the next call's blocks find SMs while the merging blocks finish; from it, a split an SM.
+  int long_full_length = 0;
 };
 // None where the problem's shape was not measured faster with it (and, in variant builds, under
 // any variant of the block).

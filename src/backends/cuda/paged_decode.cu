@@ -50,8 +50,11 @@ namespace {
 // q measured alike (L=4096: f16 K/V -13%, e4m3 K/V -9%).
 // The long rows, eight warps of three stages, 16 splits against the default's 32: bench/h200
 // run 70 (readbench's min, B=1 Hkv=8, three rounds) bf16 L=16384 -0.6%, 32768 -3.7%, 65536
-// -1.2%, 131072 0.0% (f16 alike); run 69 had them +0.6% at L=8192. No e4m3 K/V kernel of three
-// stages was timed (its eight warps of two stages: +8.7% at L=16384, run 69).
+// -1.2%, 131072 0.0% (f16 alike); run 69 had them +0.6% at L=8192. A split fewer (15: 12 SMs
+// free for the 8 merging blocks' successors; run 77, variant build, two rounds): -2.4% at
+// L=8192 against the clusters, -1.8% at 16384 against 16 splits, +0.9 to +1.3% from 32768. So
+// the long rows from L=8192, 15 splits below 32768. No e4m3 K/V kernel of three stages was
+// timed (its eight warps of two stages: +8.7% at L=16384, run 69).
 template <class T>
 FewRowsKernel few_rows_kernel(bool e4m3_kv) {
   using kernels::decode_kernel_entry;
@@ -59,8 +62,8 @@ FewRowsKernel few_rows_kernel(bool e4m3_kv) {
   using kernels::PagedRows;
   if (e4m3_kv)
     return {decode_kernel_entry<MmaMath<T, 128, kernels::E4m3>, PagedRows, 8, 2>(), 1024, 6144};
-  return {decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 2>(), 2049, 8192,
-          decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 3>(), 16384};
+  return {decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 2>(), 2049, 8191,
+          decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 3>(), 8192, 32768};
 }
 
 }  // namespace
