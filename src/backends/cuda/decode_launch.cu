@@ -267,9 +267,12 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   const std::int64_t most_splits = std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)});
   std::int64_t splits = std::clamp<std::int64_t>(wanted / blocks, 1, most_splits);
   // Rows that fill their one wave only in part split into more waves that fill their last one
-  // (wave_fill.hpp); not pairs of KV heads, whose one wave was faster at L=4096 and slower at
-  // 16384 than a head a row split so (bench/h200 run 78, D=64 B=20: +2.9% and -4.1%).
-  if (!k.paired_heads) splits = wave_filling_splits(blocks, wanted, splits, most_splits, p.length);
+  // (wave_fill.hpp; measured on the fused path, the gather path's kernel planned alike). Not
+  // pairs of KV heads: a head a row split so against their one wave, bench/h200 run 78, D=64
+  // B=20: +2.9% at L=4096, -4.1% at 16384. Not under a variant of the waves, which asks for
+  // its own.
+  if (!k.paired_heads && t.waves == Tuning{}.waves)
+    splits = wave_filling_splits(blocks, wanted, splits, most_splits, p.length);
   // A split short history where even the finest splits leave SMs idle: shorter splits, as long
   // as every block keeps an SM to itself (a block's few tiles are its latency, not its
   // bandwidth) and a row has at most kShortSplits of them, where it was measured: bench/h200
@@ -292,8 +295,8 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   }
   // Long rows shorter than their kernel's full length leave each row's merging block an SM's
   // worth of room: a split fewer a row, so that the next call's blocks find SMs free while the
-  // merges finish (FewRowsKernel::long_full_length).
-  if (long_rows && p.length < long_rows->long_full_length && sm_count / blocks - 1 >= 2)
+  // merges finish (FewRowsKernel::long_full_length; a row has 16-31 SMs, few_rows_of).
+  if (long_rows && p.length < long_rows->long_full_length)
     splits = std::min<std::int64_t>(splits, sm_count / blocks - 1);
   plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
   plan.splits = ceil_div(p.length, plan.split_tokens);

@@ -116,6 +116,7 @@ struct Tuning {
   bool copy_through_l1 = true;   // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
                                  // L2 requests, 81% instead of 94% of DRAM bandwidth)
   double waves = 1.0;            // thread blocks wanted, in multiples of what fits on the SMs
+                                 // (more where rows fill one wave in part: wave_fill.hpp)
   int min_split_tokens = 256;    // never split the history finer than this, but:
   int short_split_tokens = 128;  // a split history that leaves SMs idle may go this fine (at
                                  // most 8 splits, each block on an SM of its own; plan_decode)
@@ -229,10 +230,10 @@ struct FewRowsKernel {
   DecodeKernel kernel;  // eight warps of two stages
   int min_length = 0;   // a row of min_length..max_length tokens: one cluster of 8 splits
   int max_length = 0;
-  // A row of long_min_length tokens or more: as many splits of this kernel as the row has SMs,
-  // one block an SM, merged through the workspace (eight warps of three stages: on a device
-  // whose blocks may take 192 KiB of shared memory, such as an H100 or H200; measured on the
-  // H200 alone); none where not measured faster.
+  // A row of long_min_length tokens or more: as many splits of this kernel as the row has SMs
+  // (one fewer below long_full_length), one block an SM, merged through the workspace (eight warps
+  // of three stages: on a device whose blocks may take 192 KiB of shared memory, such as an H100 or
+  // H200; measured on the H200 alone); none where not measured faster.
   std::optional<DecodeKernel> long_kernel;
   int long_min_length = 0;
   // Below this length a long row takes a split fewer (one SM of the row's left free), so that

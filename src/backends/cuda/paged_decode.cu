@@ -53,7 +53,8 @@ namespace {
 // -1.2%, 131072 0.0% (f16 alike); run 69 had them +0.6% at L=8192. A split fewer (15: 12 SMs
 // free for the 8 merging blocks' successors; run 77, variant build, two rounds): -2.4% at
 // L=8192 against the clusters, -1.8% at 16384 against 16 splits, +0.9 to +1.3% from 32768. So
-// the long rows from L=8192, 15 splits below 32768. No e4m3 K/V kernel of three stages was
+// the long rows from L=8192, 15 splits below 32768 (timed at bf16; f16 takes the same, as it
+// timed alike in run 70). No e4m3 K/V kernel of three stages was
 // timed (its eight warps of two stages: +8.7% at L=16384, run 69).
 template <class T>
 FewRowsKernel few_rows_kernel(bool e4m3_kv) {

@@ -3,14 +3,15 @@
 // part. A plain header without CUDA, so the rule is tested on every build.
 //
 // A grid of one block a row that fills a wave in part leaves some SMs with two blocks and the
-// rest with one, and the call lasts as long as the doubled SMs' blocks. bench/h200 runs 77-79
-// (Hq=32 Hkv=8 D=128, 264 four-warp slots on the H200's 132 SMs; the product, two and three
-// rounds): B=17 (136 rows, 52% of the wave), B=20 (61%) and B=21 (64%) read at 70-83% of the
-// ceiling at L=16384 (e4m3 K/V 61-72%, f32 65-70%); split so that their grid fills at least
-// 90% of its last wave (7, 3 and 3 splits) they read at 91-96% (e4m3 80-86%, f32 93-94%), and
-// were 5-28% faster at L=4096 too, but 1-9% slower at L=2048. Waves filled to 73-79% (B=12,
-// 13, 24, 26) gained 1-10% at L=16384 in more waves but lost 3-24% at L=4096, and B=28 (85%)
-// gained nothing: those stay one wave.
+// rest with one, and the call lasts as long as the doubled SMs' blocks. bench/h200 runs 77-80
+// (Hq=32 Hkv=8 D=128, 264 four-warp slots on the H200's 132 SMs, the fused path; the variant
+// build in run 77, the product in runs 78-80): B=17 (136 rows, 52% of the wave), B=20 (61%)
+// and B=21 (64%) read at 70-83% of the ceiling at L=16384 (e4m3 K/V 61-72%, f32 65-70%); split
+// so that their grid fills at least 90% of its last wave (7, 3 and 3 splits) they read at
+// 91-96% (e4m3 80-86%, f32 92-94%), and were 1-28% faster at L=4096 too (bf16 6-14%, e4m3
+// 1-5%, f32 24-28%), but 1-9% slower at L=2048. Waves filled to 73-79% (B=12, 13, 24, 26)
+// gained up to 10% at L=16384 in more waves (e4m3 B=26 lost 4%) and lost 3-24% at L=4096, and
+// B=28 (85%) gained nothing: those stay one wave.
 #include <cstdint>
 
 namespace readbench::cuda {
@@ -19,8 +20,8 @@ namespace readbench::cuda {
 // waves at every length from 4096, 73% and more lost at L=4096).
 constexpr double kKeepWaveFill = 0.65;
 // Otherwise the fewest splits whose grid fills at least this much of its last wave (run 77:
-// B=20's three splits, 91% of two waves, were the best of 2-8 splits a row; rows within a
-// wave reach it within five waves up to 300 slots),
+// B=20's three splits, 91% of two waves, were the best of its 3, 4 and 8 splits a row; rows
+// within a wave reach it within five waves up to 300 slots),
 constexpr double kSplitWaveFill = 0.9;
 // where the history is at least this long (run 79: every split row gained from L=4096 and lost
 // at 2048).
