@@ -54,8 +54,8 @@ namespace {
 // free for the 8 merging blocks' successors; run 77, variant build, two rounds): -2.4% at
 // L=8192 against the clusters, -1.8% at 16384 against 16 splits, +0.9 to +1.3% from 32768. So
 // the long rows from L=8192, 15 splits below 32768 (timed at bf16; f16 takes the same, as it
-// timed alike in run 70). No e4m3 K/V kernel of three stages was
-// timed (its eight warps of two stages: +8.7% at L=16384, run 69).
+// timed alike in run 70). No e4m3 K/V kernel of three stages was timed (its eight warps of two
+// stages: +8.7% at L=16384, run 69).
 template <class T>
 FewRowsKernel few_rows_kernel(bool e4m3_kv) {
   using kernels::decode_kernel_entry;
