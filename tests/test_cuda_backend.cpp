@@ -347,14 +347,13 @@ TEST_CASE("few rows run as eight-warp blocks where measured and match the refere
         if (!taken && !long_fits) CHECK(plan.kernel.threads != 256);
         if (cluster_fits && sm_count >= 128 && rb::cuda::kernels_support_dependent_launch())
           CHECK((plan.kernel.threads == 256 && plan.splits == 8 && plan.cluster == 8));
-        // (splits of whole tiles: 28 splits of L=8192 would be 27 of 304 tokens)
-        const std::int64_t long_splits = sms_per_row - (length < few->long_full_length ? 1 : 0);
-        const std::int64_t tile = few && few->long_kernel ? few->long_kernel->tile_tokens : 1;
-        const std::int64_t long_tokens =
-            ((length + long_splits - 1) / long_splits + tile - 1) / tile * tile;
-        if (long_fits)
+        if (long_fits) {  // (splits of whole tiles: 28 splits of L=8192 would be 27 of 304)
+          const std::int64_t splits = sms_per_row - (length < few->long_full_length ? 1 : 0);
+          const std::int64_t tile = few->long_kernel->tile_tokens;
+          const std::int64_t tokens = ((length + splits - 1) / splits + tile - 1) / tile * tile;
           CHECK((plan.kernel.threads == 256 && plan.blocks_per_sm == 1 &&
-                 plan.splits == (length + long_tokens - 1) / long_tokens && plan.cluster == 1));
+                 plan.splits == (length + tokens - 1) / tokens && plan.cluster == 1));
+        }
 #endif
 #endif
         check_paths(*backend, c);
@@ -417,8 +416,12 @@ TEST_CASE(
           std::int64_t(batch) * (c.kv_heads / k.kv_per_block) * plan.head_tiles;
       const auto wave = std::int64_t(double(sm_count) * plan.blocks_per_sm * tuning.waves);
       const std::int64_t most = (length + tuning.min_split_tokens - 1) / tuning.min_split_tokens;
-      const std::int64_t want = rb::cuda::wave_filling_splits(
-          rows, wave, std::clamp<std::int64_t>(wave / rows, 1, most), most, length);
+      // (a variant build's own waves keep their one wave)
+      const std::int64_t one_wave = std::clamp<std::int64_t>(wave / rows, 1, most);
+      const std::int64_t want =
+          tuning.waves == rb::cuda::Tuning{}.waves
+              ? rb::cuda::wave_filling_splits(rows, wave, one_wave, most, length)
+              : one_wave;
       const std::int64_t tokens =
           ((length + want - 1) / want + k.tile_tokens - 1) / k.tile_tokens * k.tile_tokens;
       INFO(describe(c), " splits=", plan.splits, " rows=", rows, " wave=", wave);
