@@ -401,12 +401,13 @@ TEST_CASE(
     for (const auto& [batch, length] :
          {std::pair{20, std::int64_t(5001)}, std::pair{17, std::int64_t(4099)},
           std::pair{20, std::int64_t(3001)}, std::pair{12, std::int64_t(4099)},
-          std::pair{28, std::int64_t(4100)}}) {
+          std::pair{28, std::int64_t(4100)}, std::pair{40, std::int64_t(4099)}}) {
       const Case c{.dtype = t.q, .kv = t.kv, .batch = batch, .length = length};
 #if defined(READBENCH_HAVE_CUDA)
-      // Rows of one wave's blocks that fill its slots in part split into the fewest waves
-      // that fill their last one (wave_fill.hpp), from histories of 4096 tokens and as far as
-      // the history's minimum splits let them; each split a whole number of tiles.
+      // Rows that fill their wave's slots in part (their last wave's, for rows of more than a
+      // wave) split into the fewest waves that fill their last one (wave_fill.hpp), from histories
+      // of 4096 tokens and as far as the history's minimum splits let them; each split a whole
+      // number of tiles.
       const int sm_count = backend->gpu_info()->sm_count;
       const rb::cuda::Tuning tuning = test_tuning();
       const rb::cuda::DecodePlan plan =
@@ -420,7 +421,10 @@ TEST_CASE(
       const std::int64_t one_wave = std::clamp<std::int64_t>(wave / rows, 1, most);
       const std::int64_t want =
           tuning.waves == rb::cuda::Tuning{}.waves
-              ? rb::cuda::wave_filling_splits(rows, wave, one_wave, most, length)
+              ? rb::cuda::wave_filling_splits(
+                    rows, wave, one_wave, most, length,
+                    2 * length * c.head_dim *
+                        std::int64_t(rb::element_size(c.kv.value_or(c.dtype))) * k.kv_per_block)
               : one_wave;
       const std::int64_t tokens =
           ((length + want - 1) / want + k.tile_tokens - 1) / k.tile_tokens * k.tile_tokens;
@@ -429,12 +433,14 @@ TEST_CASE(
 #if !defined(READBENCH_BENCH_VARIANTS)  // (a variant may ask for its own waves or splits)
       // The H200's 264 slots of the default four-warp blocks: 160 rows (61% of a wave) in three
       // splits, 480 blocks (91% of two waves); 136 rows of 4099 tokens in seven; 96 rows in two
-      // splits (73%) and 224 rows (85%) kept as they are.
+      // splits (73%) and 224 rows (85%) kept as they are; 320 rows, more than a wave (61% of
+      // two), in three splits, 960 blocks (91% of four).
       if (sm_count == 132 && plan.blocks_per_sm == 2 && rows == 8 * batch) {
         if (batch == 20) CHECK(plan.splits == (length >= 4096 ? 3 : 1));
         if (batch == 17) CHECK(plan.splits == 7);
         if (batch == 12) CHECK(plan.splits == 2);
         if (batch == 28) CHECK(plan.splits == 1);
+        if (batch == 40) CHECK(plan.splits == 3);
       }
 #endif
 #endif

@@ -5,7 +5,7 @@
 #   step MESSAGE  a heading, on the terminal and in device.log
 #   gpu_tests     readbench_gpu_tests into gpu_tests.log, its counts into device.log
 #   san TOOL LABEL CMD...  CMD under compute-sanitizer's TOOL into sanitizer.log, its summary
-#                 into device.log
+#                 into device.log (stopped after $san_timeout seconds, 90)
 #   shape NAME OPTS...  `readbench run --backend cuda OPTS` into NAME.json / NAME.txt
 #   plain_runs N  N plain `readbench run`s into plain-I.json / .txt, their wall times into device.log
 #   issue12_shapes PATH  issue 12's shapes (B=32 bf16, D=64, e4m3 K/V, f32, f32 D=64 at L 1024,
@@ -18,9 +18,10 @@
 #                 /tmp/rbold; sets `old`
 #   start_ab      unpack_old, the plugin test pointed at the new build's plugin, and a heading
 #                 naming the GPU, the host's CPUs and both binaries' versions
-#   ab_rounds N   N rounds of `readbench run --backend cuda` of the old binary and the new, the
-#                 order alternating (old first in odd rounds), over the shapes on standard input
-#                 (lines NAME|OPTIONS) into ab-ROUND-LABEL-NAME.json / .txt; needs unpack_old
+#   ab_rounds N [FIRST]  N rounds (numbered from FIRST, 1) of `readbench run --backend cuda` of
+#                 the old binary and the new, the order alternating (old first in odd rounds),
+#                 over the shapes on standard input (lines NAME|OPTIONS) into
+#                 ab-ROUND-LABEL-NAME.json / .txt; needs unpack_old
 #   ab_one LABEL BINARY ROUND  one binary over the shapes of the array `ab_shapes` into
 #                 ab-ROUND-LABEL-NAME.json / .txt (ab_rounds' step; run 59 rotates three binaries)
 #   kernel_ab_shapes  the shapes a kernel change's A/B times (ab_rounds' input): B=1 bf16 and
@@ -62,7 +63,8 @@ verify_all() {
 san() {  # tool, label, command...
   local tool=$1 label=$2; shift 2
   echo "== $tool [$label]" >> "$out/sanitizer.log"
-  timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >> "$out/sanitizer.log" 2>&1
+  timeout "${san_timeout:-90}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" \
+    >> "$out/sanitizer.log" 2>&1
   echo "sanitizer $tool [$label] rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" | tee -a "$log"
 }
 
@@ -135,10 +137,10 @@ ab_one() {  # label, binary, round: the shapes of `ab_shapes` (NAME|OPTIONS entr
     echo "ab round $3 $1 $name rc=$?" | tee -a "$log"
   done
 }
-ab_rounds() {  # rounds; shapes (NAME|OPTIONS lines) on stdin
+ab_rounds() {  # rounds, first round's number (1); shapes (NAME|OPTIONS lines) on stdin
   local round
   mapfile -t ab_shapes
-  for round in $(seq 1 "$1"); do
+  for round in $(seq "${2:-1}" $((${2:-1} + $1 - 1))); do
     step "A/B round $round: $(smi)"
     if [ $((round % 2)) = 1 ]; then ab_one old "$old" "$round"; ab_one new "$rb" "$round"
     else ab_one new "$rb" "$round"; ab_one old "$old" "$round"; fi

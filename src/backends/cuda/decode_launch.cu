@@ -253,8 +253,9 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
 
   // Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
   // no partial wave), and never below min_split_tokens per split (short_split_tokens in the case
-  // below): a split costs a partial write and a merge. Rows that fill that one wave in part
-  // (B=17-21 at Hkv=8 on 132 SMs) split further, into waves that fill their last one.
+  // below): a split costs a partial write and a merge. Rows that fill their last wave in part
+  // (among others B=17-21 and 34-59 at Hkv=8 on 132 SMs) split further, into waves that fill
+  // their last one.
   plan.head_tiles = ceil_div(p.group(), k.heads_per_block);
   const std::int64_t blocks =
       std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * plan.head_tiles;
@@ -266,13 +267,16 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
   const std::int64_t most_splits = std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)});
   std::int64_t splits = std::clamp<std::int64_t>(wanted / blocks, 1, most_splits);
-  // Rows that fill their one wave only in part split into more waves that fill their last one
+  // Rows that fill their last wave only in part split into more waves that fill their last one
   // (wave_fill.hpp; measured on the fused path, the gather path's kernel planned alike). Not
   // pairs of KV heads: a head a row split so against their one wave, bench/h200 run 78, D=64
   // B=20: +2.9% at L=4096, -4.1% at 16384. Not under a variant of the waves, which asks for
   // its own.
-  if (!k.paired_heads && t.waves == Tuning{}.waves)
-    splits = wave_filling_splits(blocks, wanted, splits, most_splits, p.length);
+  if (!k.paired_heads && t.waves == Tuning{}.waves) {
+    const auto row_bytes = 2 * std::int64_t(p.length) * p.head_dim *
+                           std::int64_t(element_size(p.kv_dtype)) * k.kv_per_block;
+    splits = wave_filling_splits(blocks, wanted, splits, most_splits, p.length, row_bytes);
+  }
   // A split short history where even the finest splits leave SMs idle: shorter splits, as long
   // as every block keeps an SM to itself (a block's few tiles are its latency, not its
   // bandwidth) and a row has at most kShortSplits of them, where it was measured: bench/h200

@@ -116,7 +116,8 @@ struct Tuning {
   bool copy_through_l1 = true;   // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
                                  // L2 requests, 81% instead of 94% of DRAM bandwidth)
   double waves = 1.0;            // thread blocks wanted, in multiples of what fits on the SMs
-                                 // (more where rows fill one wave in part: wave_fill.hpp)
+                                 // (more where rows fill their last wave in part:
+                                 // wave_fill.hpp)
   int min_split_tokens = 256;    // never split the history finer than this, but:
   int short_split_tokens = 128;  // a split history that leaves SMs idle may go this fine (at
                                  // most 8 splits, each block on an SM of its own; plan_decode)

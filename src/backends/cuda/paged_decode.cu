@@ -62,7 +62,8 @@ FewRowsKernel few_rows_kernel(bool e4m3_kv) {
   using kernels::MmaMath;
   using kernels::PagedRows;
   if (e4m3_kv)
-    return {decode_kernel_entry<MmaMath<T, 128, kernels::E4m3>, PagedRows, 8, 2>(), 1024, 6144};
+    return {decode_kernel_entry<MmaMath<T, 128, kernels::E4m3>, PagedRows, 8, 2>(), 1024, 6144,
+            std::nullopt};
   return {decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 2>(), 2049, 8191,
           decode_kernel_entry<MmaMath<T, 128>, PagedRows, 8, 3>(), 8192, 32768};
 }

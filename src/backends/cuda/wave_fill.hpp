@@ -1,17 +1,21 @@
 #pragma once
-// How the decode plan splits a batch whose rows fill one wave of the SMs' block slots only in
+// How the decode plan splits a batch whose rows fill their waves of the SMs' block slots only in
 // part. A plain header without CUDA, so the rule is tested on every build.
 //
-// A grid of one block a row that fills a wave in part leaves some SMs with two blocks and the
-// rest with one, and the call lasts as long as the doubled SMs' blocks. bench/h200 runs 77-80
-// (Hq=32 Hkv=8 D=128, 264 four-warp slots on the H200's 132 SMs, the fused path; the variant
-// build in run 77, the product in runs 78-80): B=17 (136 rows, 52% of the wave), B=20 (61%)
-// and B=21 (64%) read at 70-83% of the ceiling at L=16384 (e4m3 K/V 61-72%, f32 65-70%); split
-// so that their grid fills at least 90% of its last wave (7, 3 and 3 splits) they read at
-// 91-96% (e4m3 80-86%, f32 92-94%), and were 1-28% faster at L=4096 too (bf16 6-14%, e4m3
-// 1-5%, f32 24-28%), but 1-9% slower at L=2048. Waves filled to 73-79% (B=12, 13, 24, 26)
-// gained up to 10% at L=16384 in more waves (e4m3 B=26 lost 4%) and lost 3-24% at L=4096, and
-// B=28 (85%) gained nothing: those stay one wave.
+// A grid of one block a row whose last wave is partly full leaves some SMs with a block more
+// than the rest, and the call lasts as long as theirs. Measured on the H200 (Hq=32 Hkv=8 D=128,
+// 264 four-warp slots on 132 SMs, the fused path; bench/h200 NOTES):
+// - Rows within one wave (runs 77-80): B=17 (136 rows, 52% of the wave), B=20 (61%) and B=21
+//   (64%) read at 70-83% of the ceiling at L=16384 (e4m3 K/V 61-72%, f32 65-70%); split so that
+//   their grid fills at least 90% of its last wave (7, 3 and 3 splits) they read at 91-96%
+//   (e4m3 80-86%, f32 92-94%), and were 1-28% faster at L=4096 too (bf16 6-14%, e4m3 1-5%, f32
+//   24-28%), but 1-9% slower at L=2048. Waves filled to 73-79% (B=12, 13, 24, 26) gained up to
+//   10% at L=16384 in more waves (e4m3 B=26 lost 4%) and lost 3-24% at L=4096, and B=28 (85%)
+//   gained nothing: those stay one wave.
+// - Rows of more than a wave (run 82, B=34-100): split to fill 90% of their last wave, bf16
+//   read at 93-98% of the ceiling at L=16384 (75-97% in one block a row) and gained up to 20%
+//   (f32 up to 11%, e4m3 K/V 25%). How full a grid of one block a row may be and still gain
+//   from more waves grows with the K/V a row reads (waves_keep_fill).
 #include <cstdint>
 
 namespace readbench::cuda {
@@ -19,6 +23,17 @@ namespace readbench::cuda {
 // A grid that fills at least this much of its one wave stays so (run 78: 61% gained from more
 // waves at every length from 4096, 73% and more lost at L=4096).
 constexpr double kKeepWaveFill = 0.65;
+// Rows of more than one wave stay so where they fill at least this much of their waves, by the
+// K/V bytes a row reads. Run 82, the split forms' time against one block a row's:
+// - under 2 MiB (e4m3 D=128 at L=4096): 79% and 85% full +6% and +15% (three and four splits),
+//   81% +0.3% (two); 73% -6% in two splits (B=48) and +1.5% in three (B=72);
+// - under 8 MiB (bf16 at L=4096, e4m3 at 16384, f32 at 4096): 85% full +3.2% on one host and
+//   -2.3% on another (bf16), +0.5% (e4m3), -2.3% (f32); 89% +2.0% / 0.0% (bf16); 81% -2% to -9%;
+// - from 8 MiB (bf16 at L=16384): 85% and 89% full -2%.
+constexpr double waves_keep_fill(std::int64_t row_bytes) {
+  constexpr std::int64_t mib = std::int64_t(1) << 20;
+  return row_bytes < 2 * mib ? 0.75 : row_bytes < 8 * mib ? 0.82 : 0.9;
+}
 // Otherwise the fewest splits whose grid fills at least this much of its last wave (run 77:
 // B=20's three splits, 91% of two waves, were the best of its 3, 4 and 8 splits a row; rows
 // within a wave reach it within five waves up to 300 slots),
@@ -35,16 +50,17 @@ constexpr double wave_fill(std::int64_t blocks, std::int64_t wave) {
   return double(blocks) / double(waves * wave);
 }
 
-// The splits for `rows` rows of a `length`-token history on `wave` block slots, given
-// `one_wave` (the most splits a wave holds, already bounded by `max_splits`): `one_wave` where
-// the history is shorter than kMinFillLength, where the rows are more than a wave (not
-// measured), where its grid fills at least kKeepWaveFill of the wave, or where no split count
-// up to `max_splits` fills kSplitWaveFill of its last wave; else the fewest splits that do.
+// The splits for `rows` rows of a `length`-token history, each reading `row_bytes` of K/V, on
+// `wave` block slots, given `one_wave` (the most splits a wave holds, at least 1, already
+// bounded by `max_splits`): `one_wave` where the history is shorter than kMinFillLength, where
+// its grid fills enough of its waves to keep them (kKeepWaveFill of one wave; for rows of more
+// than a wave, waves_keep_fill), or where no split count up to `max_splits` fills
+// kSplitWaveFill of its last wave; else the fewest splits that do.
 constexpr std::int64_t wave_filling_splits(std::int64_t rows, std::int64_t wave,
                                            std::int64_t one_wave, std::int64_t max_splits,
-                                           std::int64_t length) {
-  if (length < kMinFillLength || rows <= 0 || rows > wave ||
-      wave_fill(rows * one_wave, wave) >= kKeepWaveFill)
+                                           std::int64_t length, std::int64_t row_bytes) {
+  const double keep = rows <= wave ? kKeepWaveFill : waves_keep_fill(row_bytes);
+  if (length < kMinFillLength || rows <= 0 || wave_fill(rows * one_wave, wave) >= keep)
     return one_wave;
   for (std::int64_t k = one_wave + 1; k <= max_splits; ++k)
     if (wave_fill(rows * k, wave) >= kSplitWaveFill) return k;
