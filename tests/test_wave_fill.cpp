@@ -1,4 +1,4 @@
-// The CUDA plan's rule for batches whose rows fill one wave of block slots in part
+// The CUDA plan's rule for batches whose rows fill their last wave of block slots in part
 // (backends/cuda/wave_fill.hpp): plain arithmetic, checked on every build.
 #include <doctest/doctest.h>
 
@@ -8,11 +8,15 @@ using readbench::cuda::wave_fill;
 
 namespace {
 
-// The rule for rows of bf16 K/V, head dim 128 (2 MiB a row at L=4096), as the runs measured.
+using readbench::cuda::kv_row_bytes;
+
+// The rule for rows of one KV head of bf16 K/V, head dim 128 (2 MiB a row at L=4096), as the
+// runs measured.
 constexpr std::int64_t splits_of(std::int64_t rows, std::int64_t wave, std::int64_t one_wave,
                                  std::int64_t max_splits, std::int64_t length) {
+  constexpr std::int64_t head_dim = 128, bf16_bytes = 2;
   return readbench::cuda::wave_filling_splits(rows, wave, one_wave, max_splits, length,
-                                              length * 128 * 2 * 2);
+                                              kv_row_bytes(length, head_dim, bf16_bytes, 1));
 }
 
 }  // namespace
@@ -102,9 +106,24 @@ TEST_CASE("rows of more than one wave of less K/V keep fuller waves") {
   CHECK(wave_filling_splits(8 * 80, wave, 1, many, 4096, mib) == 1);  // 81%
   CHECK(wave_filling_splits(8 * 52, wave, 1, many, 8192, 2 * mib - 1) == 1);
   CHECK(wave_filling_splits(8 * 52, wave, 1, many, 8192, 2 * mib) == 3);  // 79% -> 95%
-  // rows within a wave keep their 65% bound whatever their bytes
-  CHECK(wave_filling_splits(8 * 20, wave, 1, many, 4096, mib) == 3);
-  CHECK(wave_filling_splits(8 * 22, wave, 1, many, 4096, 32 * mib) == 1);
+  // rows within a wave keep their 65% bound whatever their bytes (67% is under 75% and 82%)
+  CHECK(wave_filling_splits(8 * 22, wave, 1, many, 4096, mib) == 1);
+  CHECK(wave_filling_splits(8 * 22, wave, 1, many, 4096, 4 * mib) == 1);
+}
+
+TEST_CASE("the bounds of rows of more than one wave hold exactly") {
+  using readbench::cuda::wave_filling_splits;
+  // waves of 100 slots: 150, 164 and 180 rows fill 75%, 82% and 90% of two; a row fewer, less
+  constexpr std::int64_t wave = 100, many = 64, length = 16384, mib = std::int64_t(1) << 20;
+  CHECK(wave_filling_splits(150, wave, 1, many, length, mib) == 1);
+  CHECK(wave_filling_splits(149, wave, 1, many, length, mib) > 1);
+  CHECK(wave_filling_splits(164, wave, 1, many, length, 2 * mib) == 1);
+  CHECK(wave_filling_splits(163, wave, 1, many, length, 2 * mib) > 1);
+  CHECK(wave_filling_splits(180, wave, 1, many, length, 8 * mib) == 1);
+  CHECK(wave_filling_splits(179, wave, 1, many, length, 8 * mib) > 1);
+  // the K/V a row reads: two KV heads of D=64 in f32 at L=4096 is 4 MiB
+  CHECK(kv_row_bytes(4096, 64, 4, 2) == 4 * mib);
+  CHECK(kv_row_bytes(4096, 128, 1, 1) == mib);
 }
 
 TEST_CASE("no rows, no split") {

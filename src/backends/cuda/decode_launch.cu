@@ -254,8 +254,8 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   // Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
   // no partial wave), and never below min_split_tokens per split (short_split_tokens in the case
   // below): a split costs a partial write and a merge. Rows that fill their last wave in part
-  // (among others B=17-21 and 34-59 at Hkv=8 on 132 SMs) split further, into waves that fill
-  // their last one.
+  // (at Hkv=8 on 132 SMs, among others B=17-21, and from B=34 up to B=49-59 by the K/V a row
+  // reads) split further, into waves that fill their last one.
   plan.head_tiles = ceil_div(p.group(), k.heads_per_block);
   const std::int64_t blocks =
       std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * plan.head_tiles;
@@ -273,8 +273,8 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   // B=20: +2.9% at L=4096, -4.1% at 16384. Not under a variant of the waves, which asks for
   // its own.
   if (!k.paired_heads && t.waves == Tuning{}.waves) {
-    const auto row_bytes = 2 * std::int64_t(p.length) * p.head_dim *
-                           std::int64_t(element_size(p.kv_dtype)) * k.kv_per_block;
+    const std::int64_t row_bytes =
+        kv_row_bytes(p.length, p.head_dim, std::int64_t(element_size(p.kv_dtype)), k.kv_per_block);
     splits = wave_filling_splits(blocks, wanted, splits, most_splits, p.length, row_bytes);
   }
   // A split short history where even the finest splits leave SMs idle: shorter splits, as long

@@ -14,8 +14,9 @@
 //   gained nothing: those stay one wave.
 // - Rows of more than a wave (run 82, B=34-100): split to fill 90% of their last wave, bf16
 //   read at 93-98% of the ceiling at L=16384 (75-97% in one block a row) and gained up to 20%
-//   (f32 up to 11%, e4m3 K/V 25%). How full a grid of one block a row may be and still gain
-//   from more waves grows with the K/V a row reads (waves_keep_fill).
+//   (f32 B=40 11%, 24% on another host; e4m3 K/V up to 25%). How full a grid of one block a
+//   row may be and still gain from more waves grows with the K/V a row reads
+//   (waves_keep_fill).
 #include <cstdint>
 
 namespace readbench::cuda {
@@ -29,7 +30,8 @@ constexpr double kKeepWaveFill = 0.65;
 //   81% +0.3% (two); 73% -6% in two splits (B=48) and +1.5% in three (B=72);
 // - under 8 MiB (bf16 at L=4096, e4m3 at 16384, f32 at 4096): 85% full +3.2% on one host and
 //   -2.3% on another (bf16), +0.5% (e4m3), -2.3% (f32); 89% +2.0% / 0.0% (bf16); 81% -2% to -9%;
-// - from 8 MiB (bf16 at L=16384): 85% and 89% full -2%.
+// - from 8 MiB (bf16 at L=16384, f32 at 16384): 85% and 89% full -2% (-7% and -3% on another
+//   host), f32 85% -4.5%.
 constexpr double waves_keep_fill(std::int64_t row_bytes) {
   constexpr std::int64_t mib = std::int64_t(1) << 20;
   return row_bytes < 2 * mib ? 0.75 : row_bytes < 8 * mib ? 0.82 : 0.9;
@@ -41,6 +43,13 @@ constexpr double kSplitWaveFill = 0.9;
 // where the history is at least this long (run 79: every split row gained from L=4096 and lost
 // at 2048).
 constexpr std::int64_t kMinFillLength = 4096;
+
+// The K/V bytes one block row reads: K and V of `length` tokens of `head_dim` elements of
+// `element_bytes` each, for each of the block's `kv_per_block` KV heads.
+constexpr std::int64_t kv_row_bytes(std::int64_t length, std::int64_t head_dim,
+                                    std::int64_t element_bytes, std::int64_t kv_per_block) {
+  return 2 * length * head_dim * element_bytes * kv_per_block;
+}
 
 // The share of its waves' slots that a grid of `blocks` keeps busy to the end of its last wave
 // of `wave` slots: 1 for a whole number of waves.
