@@ -104,6 +104,14 @@ expect_usage_error "a path naming no loaded plugin" "--path plugin:nope names no
   "$BIN" run "${QUICK[@]}" --path fused,plugin:nope
 expect_usage_error "a path listed twice" "--path lists fused twice" \
   "$BIN" run "${QUICK[@]}" --path fused,fused
+cp "$NAIVE" "$WORK/target.so"
+for out in --json --csv; do
+  expect_usage_error "$out naming the plugin's library is refused" \
+    "$out '$WORK/target.so' names the same file as --plugin '$WORK/target.so'" \
+    "$BIN" run "${QUICK[@]}" --plugin "$WORK/target.so" "$out" "$WORK/target.so"
+  cmp -s "$NAIVE" "$WORK/target.so" && pass "$out left the plugin's library as it was" \
+    || fail "$out left the plugin's library as it was" "target.so changed"
+done
 
 # Wrong, crashing and hanging plugins: failed with the reason, never timed, the rest measured.
 F32=(--dtype f32)

@@ -140,6 +140,9 @@ for sub in $subcommands; do
 done
 expect_usage_error "no subcommand" "$BIN"
 expect_usage_error "unknown subcommand" "$BIN" frobnicate
+grep -qx "readbench: unknown command 'frobnicate' (expected one of run, fit, check, plot, verify, compare, export)" "$WORK/err" \
+  && pass "an unknown subcommand is named, with the commands there are" \
+  || fail "an unknown subcommand is named, with the commands there are" "$(first_err)"
 expect_usage_error "unknown option" "$BIN" run --frobnicate
 
 # --- fit ------------------------------------------------------------------------------------
@@ -615,6 +618,10 @@ expect_usage_error "verify bad --dtypes" "$BIN" verify --backend cpu --dtypes f3
 expect_usage_error "verify --dtypes fp8_e4m3" "$BIN" verify --backend cpu --dtypes fp8_e4m3
 grep -q -- "--kv-dtype" "$WORK/err" && pass "q in fp8_e4m3 is refused pointing at --kv-dtype" ||
   fail "q in fp8_e4m3 is refused pointing at --kv-dtype" "$(head -c 300 "$WORK/err")"
+expect_usage_error "verify --kv-dtypes with an unknown type" "$BIN" verify --backend cpu --kv-dtypes fp8
+grep -qx "readbench: unknown dtype 'fp8' (expected f32, f16, bf16, fp8_e4m3 or same)" "$WORK/err" \
+  && pass "verify --kv-dtypes names every word it takes" \
+  || fail "verify --kv-dtypes names every word it takes" "$(first_err)"
 expect_usage_error "verify --kv-dtypes f16 with bf16 q" \
   "$BIN" verify --backend cpu --dtypes bf16 --kv-dtypes f16
 # S = 1 makes the default lengths 1 and S the same: checked once, still passing.

@@ -210,3 +210,19 @@ TEST_CASE("a time that cannot go on a log axis is refused") {
   CHECK(error_message([&] { plot_svg(rep); }) ==
         "r.json: cpu/fused has a time of 0 s at L = 16, which cannot go on a log axis");
 }
+
+TEST_CASE(
+    "the legend gives each fit's regime, t0 and b, and says where the asymptote was not reached") {
+  Report rep = report_of(synthetic_run());
+  rep.results[1].fit->asymptote_reached = true;
+  rep.results[0].fit->asymptote_reached = false;
+  const std::vector<std::string> legend = texts(plot_svg(rep), "legend");
+  REQUIRE(legend.size() == 2);
+  const std::regex line(
+      "cpu/(gather|fused): [a-z]+, t = t0 \\+ b·L with t0 = -?[0-9.]+ [mµn]?s, b = [0-9.]+ "
+      "[mµnp]?s "
+      "per token \\(dashed\\); fit of [0-9]+ points.*");
+  for (const std::string& l : legend) CHECK(std::regex_match(l, line));
+  CHECK(legend[0].find("; asymptote not reached") != std::string::npos);
+  CHECK(legend[1].find("asymptote") == std::string::npos);
+}

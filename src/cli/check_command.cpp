@@ -69,10 +69,11 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present in\n"
       "only one report, or without a fit on either side.\n"
       "Prints a markdown table (for $GITHUB_STEP_SUMMARY) and a one-line summary.\n"
-      "An incomplete report (a run stopped by a signal) is not judged unless --allow incomplete.\n"
+      "An incomplete report (a run stopped by a signal) is not judged unless --allow\n"
+      "incomplete, nor a contended one (a busy machine's) unless --allow contended.\n"
       "Exit 0: no regression; 1: a regression; 2: bad input, or nothing comparable (no\n"
       "backend/path with fits in both reports: a gate that compares nothing does not pass);\n"
-      "4: a report is incomplete and not allowed.");
+      "4: a report is incomplete or contended and not allowed.");
   sub->add_option("report", o->report, "The current report (readbench run --json), - for stdin")
       ->required();
   sub->add_option("--baseline", o->baseline, "The baseline report to compare against")->required();
@@ -92,8 +93,7 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       ->check(output_path());
   sub->add_flag("--allow-config-mismatch", o->check.allow_config_mismatch,
                 "Judge rows whose configurations differ (workload, statistic, GPU model, "
-                "launch) "
-                "instead of refusing them");
+                "launch) instead of refusing them");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -42,8 +42,9 @@ void setup_compare_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* sub = app.add_subcommand(
       "compare",
-      "Reports from several machines side by side: per backend/path, the per-token cost at the "
-      "longest length every report timed and the fitted exponent, with ratios to the first");
+      "Reports from several machines side by side: per backend/path, the marginal cost per "
+      "token b (ranked), the fixed cost t0, the per-token cost at the longest length every "
+      "report timed and the fitted exponent, with ratios to the first");
   sub->add_option("reports", o->inputs, "Two or more readbench JSON reports (- for stdin)")
       ->required();
   sub->add_option("--format", o->format, "Output format")

@@ -42,6 +42,19 @@ int run_command_line(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // A first word that is not an option is a command: a mistyped one is named, with the
+    // commands there are (CLI11 would only say that one is required).
+    std::string commands;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      known = known || (argc > 1 && sub->get_name() == argv[1]);
+    }
+    if (argc > 1 && argv[1][0] != '-' && !known) {
+      std::cerr << "readbench: unknown command '" << argv[1] << "' (expected one of " << commands
+                << ")\n";
+      return 2;
+    }
     std::cerr << "readbench: " << e.what() << " (see --help)\n";
     return 2;
   } catch (const readbench::InputError& e) {

@@ -101,6 +101,14 @@ CLI::Validator thread_count() {
       "[0, 4 x CPUs]");
 }
 
+void add_threads_option(CLI::App* app, int& threads) {
+  app->add_option("--threads", threads,
+                  "CPU threads (0: every CPU this process may use, its affinity mask within its "
+                  "cgroup CPU quota)")
+      ->check(thread_count())
+      ->capture_default_str();
+}
+
 std::optional<double> parse_fit_from(const std::string& text) {
   if (text == "auto") return std::nullopt;
   double v = 0;

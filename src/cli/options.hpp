@@ -27,6 +27,8 @@ CLI::Validator finite_number(NumberBound bound);
 // OpenMP runtimes hang or crash on hundreds of thousands of threads.
 int max_threads();
 CLI::Validator thread_count();
+// --threads, checked by thread_count(), default 0.
+void add_threads_option(CLI::App* app, int& threads);
 
 // "auto" (empty: the fit picks its region) or a length >= 0. Throws InputError naming the value.
 std::optional<double> parse_fit_from(const std::string& text);

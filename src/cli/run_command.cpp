@@ -73,8 +73,11 @@ int run(RunOptions& o) {
   validate(c);
   if (o.json_path == "-" && o.csv_path == "-")
     throw InputError("--json and --csv cannot both write to stdout");
-  // Fail before a long sweep, not after it.
-  check_distinct_files({}, {{"--json", o.json_path}, {"--csv", o.csv_path}});
+  // Fail before a long sweep, not after it. A report written over a plugin's library would
+  // destroy it: the plugins are this command's inputs.
+  std::vector<RolePath> inputs;
+  for (const std::string& file : o.plugin_files) inputs.push_back({"--plugin", file});
+  check_distinct_files(inputs, {{"--json", o.json_path}, {"--csv", o.csv_path}});
   if (!o.json_path.empty()) check_writable(o.json_path);
   if (!o.csv_path.empty()) check_writable(o.csv_path);
 
@@ -181,8 +184,9 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--rounds", o->rounds,
                   "Sampling rounds: after the first, every point is sampled again in each round "
                   "(longest and shortest first in turn) and its time is taken over all of them, "
-                  "so a machine that drifts during the run moves every length alike; auto: 3 on "
-                  "the CPU, 1 on a GPU")
+                  "so a machine that drifts during the run moves every length alike; auto (3 on "
+                  "the CPU, 1 on a GPU) or 1 to " +
+                      std::to_string(kMaxRounds))
       ->capture_default_str();
   add_shape_options(sub, o->config.shape);
   sub->add_option(
@@ -213,9 +217,7 @@ void setup_run_command(CLI::App& app, int& exit_code) {
                   "Fit lengths >= this: auto (from the first length whose time is at least 80% "
                   "length-dependent and whose cost per token has settled) or a length (0: all)")
       ->capture_default_str();
-  sub->add_option("--threads", o->config.threads, "CPU threads (0: all cores)")
-      ->check(thread_count())
-      ->capture_default_str();
+  add_threads_option(sub, o->config.threads);
   sub->add_option("--device", o->devices,
                   "CUDA device index, a list of them (0,1) or all: several devices are swept at "
                   "the same time, each a backend of its own (cuda:0, cuda:1, ...)")

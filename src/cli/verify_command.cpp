@@ -44,7 +44,7 @@ auto parse_list(const std::string& text, Parse parse) {
 // A K/V type of --kv-dtypes: "same" (empty) stores K/V in the query's type.
 std::optional<DType> parse_kv_item(std::string_view s) {
   if (s == "same") return std::nullopt;
-  return parse_dtype(s);
+  return parse_dtype(s, "same");
 }
 
 // printf-style, through write_stdout: each line is checked as it goes out, so a failed write
@@ -159,9 +159,7 @@ void setup_verify_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("-L,--lengths", o->lengths, "History lengths (default: 1, S, S+1, 1000)");
   add_shape_options(sub, o->shape);
-  sub->add_option("--threads", o->threads, "CPU threads (0: all cores)")
-      ->check(thread_count())
-      ->capture_default_str();
+  add_threads_option(sub, o->threads);
   sub->add_option("--device", o->device, "CUDA device index")
       ->check(integer_in(0, std::numeric_limits<int>::max()))
       ->capture_default_str();

@@ -18,10 +18,10 @@ std::string_view to_string(DType t) {
   return name_in(kDTypeNames, t);
 }
 
-DType parse_dtype(std::string_view s) {
+DType parse_dtype(std::string_view s, std::string_view also) {
   if (const auto t = find_named(kDTypeNames, s)) return *t;
-  throw InputError("unknown dtype '" + std::string(s) + "' (expected " + names_of(kDTypeNames) +
-                   ")");
+  throw InputError("unknown dtype '" + std::string(s) + "' (expected " +
+                   names_of(kDTypeNames, also) + ")");
 }
 
 DType parse_query_dtype(std::string_view s) {

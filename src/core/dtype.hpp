@@ -29,7 +29,8 @@ inline constexpr float kE4m3Scale = 1.0f / 448.0f;
 inline constexpr float kE4m3Max = 448.0f;
 
 std::string_view to_string(DType t);
-DType parse_dtype(std::string_view s);        // any dtype; throws InputError
+// Any dtype; throws InputError naming the dtypes and `also`, a word the caller accepts too.
+DType parse_dtype(std::string_view s, std::string_view also = {});
 DType parse_query_dtype(std::string_view s);  // f32, f16 or bf16; throws InputError
 // The pairs the kernels read: K/V in q's type, or in e4m3. Throws InputError naming the pair.
 void validate_dtypes(DType q, DType kv);

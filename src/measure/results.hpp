@@ -47,7 +47,7 @@ struct SweepConfig {
   SamplingPolicy sampling;
   Statistic statistic = Statistic::min;  // what the fit, GB/s and speedups use
   std::optional<double> fit_from;        // empty: auto (read_fit.hpp)
-  int threads = 0;                       // 0: all cores
+  int threads = 0;                       // 0: every CPU the process may use
   std::vector<int> devices{0};           // CUDA devices, increasing; empty: every one visible
   std::uint64_t seed = 42;
   // Loaded plugins (--plugin); `paths` holds the plugin paths to time.

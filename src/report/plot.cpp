@@ -156,8 +156,8 @@ std::string legend_label(const ReportResult& r) {
   const FitResult& f = r.fit->power;
   const AffineFit& a = r.fit->affine;
   std::string s = r.label() + ": " + std::string(to_string(f.regime)) +
-                  ", t0 = " + format_seconds(a.fixed_s, true) +
-                  " + b·L with b = " + format_seconds(a.marginal_s, true) + " per token (dashed)";
+                  ", t = t0 + b·L with t0 = " + format_seconds(a.fixed_s, true) +
+                  ", b = " + format_seconds(a.marginal_s, true) + " per token (dashed)";
   s += strprintf("; fit of %d points", f.n_points);
   if (r.fit->fit_from > 0) s += " with L ≥ " + format_number(r.fit->fit_from);
   if (!r.fit->asymptote_reached) s += "; asymptote not reached";
