@@ -144,6 +144,10 @@ grep -qx "readbench: unknown command 'frobnicate' (expected one of run, fit, che
   && pass "an unknown subcommand is named, with the commands there are" \
   || fail "an unknown subcommand is named, with the commands there are" "$(first_err)"
 expect_usage_error "unknown option" "$BIN" run --frobnicate
+# A control character in what an error names is escaped: the error stays one line.
+expect_usage_error "a file name holding a newline is named on one line" "$BIN" fit "$WORK/no"$'\n'"such.csv"
+grep -qF "no\nsuch.csv" "$WORK/err" && pass "the newline in the name is written as \\n" \
+  || fail "the newline in the name is written as \\n" "$(first_err)"
 
 # --- fit ------------------------------------------------------------------------------------
 
@@ -380,8 +384,8 @@ def power_law(x, p):  # a path's times made an exact power law of exponent p thr
     first = x["points"][0]
     for q in x["points"]:
         scale = (q["length"] / first["length"]) ** p * first["min_s"] / q["min_s"]
-        q["min_s"] *= scale
-        q["median_s"] *= scale
+        for key in ("min_s", "median_s", "mean_s", "max_s", "stddev_s"):
+            q[key] *= scale
 EOF
 
 # The tiny sweeps here run beside other tests and are often contended; the gate refuses to
@@ -456,8 +460,8 @@ from variants import refit
 r = json.load(open(sys.argv[1]))
 for x in r["results"]:  # every time doubled, the exponents as they were
     for p in x["points"]:
-        p["min_s"] *= 2
-        p["median_s"] *= 2
+        for key in ("min_s", "median_s", "mean_s", "max_s", "stddev_s"):
+            p[key] *= 2
 json.dump(refit(r), open("costlier.json", "w"))
 EOF
 run "$BIN" check costlier.json --baseline out.json --max-cost-ratio 1.5
@@ -618,6 +622,7 @@ expect_usage_error "verify bad --dtypes" "$BIN" verify --backend cpu --dtypes f3
 expect_usage_error "verify --dtypes fp8_e4m3" "$BIN" verify --backend cpu --dtypes fp8_e4m3
 grep -q -- "--kv-dtype" "$WORK/err" && pass "q in fp8_e4m3 is refused pointing at --kv-dtype" ||
   fail "q in fp8_e4m3 is refused pointing at --kv-dtype" "$(head -c 300 "$WORK/err")"
+expect_usage_error "run --kv-dtype '' is refused, not read as the default" "$BIN" run --backend cpu --kv-dtype ''
 expect_usage_error "verify --kv-dtypes with an unknown type" "$BIN" verify --backend cpu --kv-dtypes fp8
 grep -qx "readbench: unknown dtype 'fp8' (expected f32, f16, bf16, fp8_e4m3 or same)" "$WORK/err" \
   && pass "verify --kv-dtypes names every word it takes" \
@@ -645,8 +650,8 @@ def slower(v):  # another machine: every time doubled at L=64, every exponent 0.
     for x in v["results"]:
         for p in x["points"]:
             scale = 2 * (p["length"] / 64) ** 0.1
-            p["min_s"] *= scale
-            p["median_s"] *= scale
+            for key in ("min_s", "median_s", "mean_s", "max_s", "stddev_s"):
+                p[key] *= scale
 def gather_failed(v):
     v["results"][0].update(status="failed", reason="out of memory", points=[], fit=None)
 def nothing_timed(v):

@@ -375,7 +375,7 @@ TEST_CASE("nothing comparable is refused, naming why each path was skipped") {
   cuda_only["results"].erase(1);
   cuda_only["results"].erase(0);
   const std::string why = error_message([&] { check(cpu_only, cuda_only); });
-  CHECK(why.rfind("nothing to compare: no backend/path has fits in both base.json and "
+  CHECK(why.rfind("nothing to compare: no backend/path could be judged in both base.json and "
                   "current.json (cuda/gather: only in the current report;",
                   0) == 0);
   CHECK(why.find("cpu/fused: only in the baseline") != std::string::npos);

@@ -17,6 +17,7 @@
 
 #include "core/errors.hpp"
 #include "core/fit.hpp"
+#include "core/printable.hpp"
 #include "measure/results.hpp"
 #include "report/atomic_write.hpp"
 #include "report/csv.hpp"
@@ -395,11 +396,11 @@ TEST_CASE(
   CHECK(s[0].points[0].seconds == 1e-6);
   CHECK(s[0].points[1].length == 64);
   CHECK(error_message([] { parse_points("length,seconds\n0x10,1e-6\n"); }) ==
-        "CSV line 2: length '0x10' is not a number");
+        "the input: CSV line 2: length '0x10' is not a number");
   CHECK(error_message([] { parse_points("length,seconds\n16,1e-6,extra\n"); }) ==
-        "CSV line 2: expected 2 columns, got 3");
+        "the input: CSV line 2: expected 2 columns, got 3");
   CHECK(error_message([] { parse_points("length,seconds,note\n16\n"); }) ==
-        "CSV line 2: expected 3 columns, got 1");
+        "the input: CSV line 2: expected 3 columns, got 1");
   // Past a double's range: read as strtod reads it, for the fit's guards to name.
   CHECK(parse_points("length,seconds\n16,1e-400\n")[0].points[0].seconds == 0.0);
 }
@@ -443,8 +444,29 @@ TEST_CASE("a report whose statistic is the median is re-fitted on medians") {
 }
 
 TEST_CASE("empty input is rejected") {
-  CHECK(error_message([] { parse_points(""); }).find("empty") != std::string::npos);
-  CHECK(error_message([] { parse_points(" \n\t\n"); }).find("empty") != std::string::npos);
+  CHECK(error_message([] { parse_points("", "p.csv"); }) == "p.csv is empty");
+  CHECK(error_message([] { parse_points(" \n\t\n"); }) == "the input is empty");
+}
+
+TEST_CASE("every error reading points names the file") {
+  CHECK(error_message([] { parse_points("length,seconds\n16,x\n", "p.csv"); }) ==
+        "p.csv: CSV line 2: seconds 'x' is not a number");
+  CHECK(error_message([] { parse_points("[1]", "p.json"); }) ==
+        "p.json: element[0] is not an object");
+  for (const char* scalar : {"null", "42", "\"x\""})
+    CHECK(error_message([&] { parse_points(scalar, "p.json"); }).find("p.json: a JSON ") == 0);
+  CHECK(error_message([] { parse_points("null", "p.json"); }) ==
+        "p.json: a JSON null is neither an array of points nor a readbench report");
+}
+
+TEST_CASE("a CSV header that names a column it reads twice is refused") {
+  for (const char* header : {"length,length,seconds", "length,seconds,seconds",
+                             "backend,path,backend,length,seconds", "path,length,path,seconds"})
+    CHECK(error_message([&] {
+            parse_points(std::string(header) + "\n", "p.csv");
+          }).find("p.csv: CSV line 1: the header names '") == 0);
+  CHECK(error_message([] { parse_points("length,length,seconds\n", "p.csv"); }) ==
+        "p.csv: CSV line 1: the header names 'length' twice");
 }
 
 TEST_CASE("CSV without a length,seconds header is rejected") {
@@ -731,6 +753,74 @@ TEST_CASE("a report with lengths out of order or a min above its median is refus
         }).find("r.json: results[1].points[0].min_s 1.0 is above median_s") == 0);
 }
 
+TEST_CASE("a report's names, counts and sample statistics are checked as they are read") {
+  auto refused = [](const std::function<void(Json&)>& spoil) {
+    Json j = synthetic_report();
+    spoil(j);
+    return error_message([&] { parse_report(j.dump(), "r.json"); });
+  };
+  // A name that would break a table or a one-line error, or a path no run writes.
+  CHECK(refused([](Json& j) { j["results"][1]["backend"] = "cpu\n|x|"; }) ==
+        "r.json: results[1].backend \"cpu\\n|x|\" is not cpu, cuda or cuda:N");
+  CHECK(refused([](Json& j) { j["results"][1]["backend"] = ""; }) ==
+        "r.json: results[1].backend \"\" is not cpu, cuda or cuda:N");
+  CHECK(refused([](Json& j) { j["results"][1]["backend"] = "cuda:"; }) ==
+        "r.json: results[1].backend \"cuda:\" is not cpu, cuda or cuda:N");
+  for (const char* path : {"bogus", "plugin:", "plugin:a b"})
+    CHECK(refused([&](Json& j) { j["results"][1]["path"] = path; }) ==
+          "r.json: results[1].path " + Json(path).dump() +
+              " is not gather, fused or plugin:NAME (1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-')");
+  CHECK(refused([](Json& j) {
+          j["complete"] = false;
+          j["signal"] = "SIGFOO";
+        }) == "r.json: signal \"SIGFOO\" is not SIGINT, SIGTERM or SIGHUP");
+  CHECK(refused([](Json& j) { j["config"]["dtype"] = "f64"; }) ==
+        "r.json: config.dtype is refused: unknown dtype 'f64' (expected f32, f16 or bf16)");
+  CHECK(refused([](Json& j) { j["config"]["cache"] = "warm"; }) ==
+        "r.json: config.cache 'warm' is not cold or hot");
+  // Counts are whole numbers of at least 1.
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["samples"] = 0; }) ==
+        "r.json: results[1].points[0].samples must be a whole number from 1 to "
+        "9007199254740992, got 0.0");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["samples"] = 1.5; }) ==
+        "r.json: results[1].points[0].samples must be a whole number from 1 to "
+        "9007199254740992, got 1.5");
+  for (const char* key : {"calls_per_sample", "replicas", "rounds"})
+    CHECK(refused([&](Json& j) { j["results"][1]["points"][2][key] = -3; }) ==
+          std::string("r.json: results[1].points[2].") + key +
+              " must be a whole number from 1 to 9007199254740992, got -3.0");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["bytes"] = -3; }) ==
+        "r.json: results[1].points[0].bytes must be positive, got -3.0");
+  // Times positive and in order; a standard deviation >= 0.
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["max_s"] = -1; }) ==
+        "r.json: results[1].points[0].max_s must be positive, got -1.0");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["mean_s"] = -1; }) ==
+        "r.json: results[1].points[0].mean_s must be positive, got -1.0");
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["stddev_s"] = -1; }) ==
+        "r.json: results[1].points[0].stddev_s must be finite and >= 0, got -1.0");
+  CHECK(refused([](Json& j) {
+          Json& p = j["results"][1]["points"][0];
+          p["max_s"] = p["min_s"].get<double>();
+        }).find("r.json: results[1].points[0].max_s ") == 0);
+  CHECK(refused([](Json& j) {
+          Json& p = j["results"][1]["points"][0];
+          p["mean_s"] = 2 * p["max_s"].get<double>();
+        }).find("r.json: results[1].points[0].mean_s ") == 0);
+  // Text the readers show keeps to its line: control characters come back escaped.
+  Json shown = synthetic_report();
+  shown["machine"]["hostname"] = "lab\n|\x1b[31m";
+  shown["results"][2]["reason"] = "no\tdevice";
+  const Report read = parse_report(shown.dump(), "r.json");
+  CHECK(read.machine == "lab\\n|\\x1b[31m");
+  CHECK(read.results[2].reason == "no\\tdevice");
+  // A mean of equal samples may round a little past them, and is read.
+  Json j = synthetic_report();
+  Json& p = j["results"][1]["points"][0];
+  p["max_s"] = p["median_s"];
+  p["mean_s"] = p["max_s"].get<double>() * (1 + 1e-15);
+  CHECK_NOTHROW(parse_report(j.dump(), "r.json"));
+}
+
 TEST_CASE("a report with a bandwidth or ceiling fraction that is not positive is refused") {
   Json j = synthetic_report();
   j["results"][1]["points"][0]["gbps"] = -1.0;
@@ -793,4 +883,11 @@ TEST_CASE("the report carries the run's quality verdict, and readers read it bac
   CHECK(rep.quality_reasons == run.quality.reasons);
   CHECK(rep.origin().quality == QualityVerdict::contended);
   CHECK(parse_report(synthetic_report().dump(), "r.json").quality == QualityVerdict::clean);
+}
+
+TEST_CASE("printable escapes control characters and keeps every other byte") {
+  CHECK(printable("a\nb\tc\x1b[0m\x7f") == "a\\nb\\tc\\x1b[0m\\x7f");
+  CHECK(printable(std::string("x\0y", 3)) == "x\\x00y");
+  CHECK(printable("µs, naïve | <b>") == "µs, naïve | <b>");  // UTF-8 passes as it is
+  CHECK(printable("") == "");
 }

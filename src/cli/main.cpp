@@ -7,7 +7,6 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <iostream>
 #include <new>
 #include <string>
 
@@ -51,30 +50,31 @@ int run_command_line(int argc, char** argv) {
       known = known || (argc > 1 && sub->get_name() == argv[1]);
     }
     if (argc > 1 && argv[1][0] != '-' && !known) {
-      std::cerr << "readbench: unknown command '" << argv[1] << "' (expected one of " << commands
-                << ")\n";
+      readbench::write_error_line(std::string("unknown command '") + argv[1] +
+                                  "' (expected one of " + commands + ")");
       return 2;
     }
-    std::cerr << "readbench: " << e.what() << " (see --help)\n";
+    readbench::write_error_line(std::string(e.what()) + " (see --help)");
     return 2;
   } catch (const readbench::InputError& e) {
-    std::cerr << "readbench: " << e.what() << '\n';
+    readbench::write_error_line(e.what());
     return 2;
   } catch (const readbench::Interrupted& e) {
     return e.signal() + 128;  // a signal reached a command that has nothing to keep
   } catch (const readbench::CannotJudge& e) {
-    std::cerr << "readbench: " << e.what() << '\n';
+    readbench::write_error_line(e.what());
     return 4;
   } catch (const readbench::BackendError& e) {
-    std::cerr << "readbench: " << e.what() << '\n';
+    readbench::write_error_line(e.what());
     return 2;
   } catch (const std::bad_alloc&) {
     // Buffers readbench sizes itself name themselves (BackendError); this is any other one.
-    std::cerr << "readbench: out of host memory: an allocation failed (a smaller --batch or "
-                 "longest length needs less)\n";
+    readbench::write_error_line(
+        "out of host memory: an allocation failed (a smaller --batch or longest length needs "
+        "less)");
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "readbench: error: " << e.what() << '\n';
+    readbench::write_error_line(std::string("error: ") + e.what());
     return 2;
   }
   return exit_code;
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   try {
     readbench::close_stdout();
   } catch (const readbench::OutputError& e) {
-    if (exit_code != 2) std::cerr << "readbench: " << e.what() << '\n';  // one line only
+    if (exit_code != 2) readbench::write_error_line(e.what());  // one line only
     // Stopped by a signal, say a hangup that took the terminal: the signal is the news.
     return exit_code > 128 ? exit_code : 2;
   }

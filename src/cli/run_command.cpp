@@ -1,6 +1,5 @@
 // `readbench run`: the sweep, a table on stdout, JSON and CSV on request.
 #include <algorithm>
-#include <iostream>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -128,10 +127,10 @@ int run(RunOptions& o) {
     if (signal == 0) throw;
     failures.push_back(e.what());  // a hangup takes the terminal with it
   }
-  if (!stopped.empty()) std::cerr << "readbench: " << stopped << '\n';
+  if (!stopped.empty()) write_error_line(stopped);
   if (!result.all_checks_passed())
-    std::cerr << "readbench: a correctness check failed; the failing path was not timed\n";
-  for (const std::string& why : failures) std::cerr << "readbench: " << why << '\n';
+    write_error_line("a correctness check failed; the failing path was not timed");
+  for (const std::string& why : failures) write_error_line(why);
   // A signal wins over the other statuses, also one that came after the sweep ended (its reports
   // are complete): the run was asked to stop.
   if (signal != 0) return exit_status_for_signal(signal);
@@ -144,10 +143,10 @@ int run(RunOptions& o) {
   if (!timed) {
     const bool none_ran = std::none_of(result.results.begin(), result.results.end(),
                                        [](const PathResult& r) { return r.status == Status::ok; });
-    std::cerr << "readbench: nothing was measured: "
-              << (none_ran ? "every backend failed or is unavailable"
-                           : "every grid stopped at a bound before its first length")
-              << " (the table and the reports say why)\n";
+    write_error_line(std::string("nothing was measured: ") +
+                     (none_ran ? "every backend failed or is unavailable"
+                               : "every grid stopped at a bound before its first length") +
+                     " (the table and the reports say why)");
     return 2;
   }
   return 0;
@@ -174,7 +173,8 @@ void setup_run_command(CLI::App& app, int& exit_code) {
                   "increasing list (16,64,256) or a geometric range (16:65536:x4)")
       ->capture_default_str();
   sub->add_option("--max-length", o->config.max_length,
-                  "With --lengths auto: the longest length the grid may time")
+                  "With --lengths auto: the longest length the grid may time (at least " +
+                      std::to_string(kAutoFirstLength) + ")")
       ->check(integer_in(1, std::numeric_limits<std::int64_t>::max()))
       ->capture_default_str();
   sub->add_option("--sweep-budget", o->config.sweep_budget_s,
@@ -195,7 +195,12 @@ void setup_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--kv-dtype", o->kv_dtype,
                   "Storage type of K/V: --dtype's (the default) or fp8_e4m3 (with a per-tensor "
-                  "scale; see the README)");
+                  "scale; see the README)")
+      ->check(CLI::Validator(
+          [](const std::string& s) {
+            return s.empty() ? std::string("an empty value names no dtype") : "";
+          },
+          "DTYPE"));
   sub->add_option("--cache", o->cache, "cold (caches flushed between samples) or hot")
       ->capture_default_str();
   sub->add_option(

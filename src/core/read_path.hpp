@@ -31,11 +31,15 @@ inline constexpr std::string_view kPluginPathPrefix = "plugin:";
 inline constexpr Named<CacheState> kCacheStateNames[] = {{CacheState::cold, "cold"},
                                                          {CacheState::hot, "hot"}};
 
+// A plugin's name: 1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-' (it goes into file names, CSV
+// cells and dashboards' keys as it is).
+bool valid_plugin_name(std::string_view name);
 std::string to_string(const Path& p);  // "gather", "fused" or "plugin:NAME"
 constexpr std::string_view to_string(CacheState c) {
   return name_in(kCacheStateNames, c);
 }
-Path parse_path(std::string_view s);  // gather, fused or plugin:NAME; throws InputError
+// gather, fused or plugin:NAME of a valid name; throws InputError.
+Path parse_path(std::string_view s);
 CacheState parse_cache_state(std::string_view s);  // throws InputError
 
 }  // namespace readbench

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/read_path.hpp"
+
 namespace readbench {
 
 namespace {
@@ -32,13 +34,6 @@ constexpr std::uint32_t bit(unsigned v) {
 constexpr std::uint32_t kDtypeBits =
     bit(RB_DTYPE_F32) | bit(RB_DTYPE_F16) | bit(RB_DTYPE_BF16) | bit(RB_DTYPE_FP8_E4M3);
 constexpr std::uint32_t kLayoutBits = bit(RB_LAYOUT_NHD) | bit(RB_LAYOUT_HND);
-
-bool valid_name(std::string_view n) {
-  return !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '-';
-  });
-}
 
 // The dlerror text, or `fallback` when there is none.
 // A plugin's message as one line: control characters (a newline) become spaces.
@@ -88,7 +83,7 @@ std::shared_ptr<const Plugin> Plugin::load(const std::string& file) {
                      std::to_string(api->abi_version) + "; this readbench reads version " +
                      std::to_string(READBENCH_PLUGIN_ABI_VERSION));
   const std::string name = api->name != nullptr ? api->name : "";
-  if (!valid_name(name))
+  if (!valid_plugin_name(name))
     throw InputError(where + " has name '" + name +
                      "': a plugin's name is 1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-'");
   if (api->backend != RB_BACKEND_CPU && api->backend != RB_BACKEND_CUDA)

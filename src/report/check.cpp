@@ -411,8 +411,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     }
   }
   if (out.compared == 0)
-    throw InputError("nothing to compare: no backend/path has fits in both " + baseline.source +
-                     " and " + current.source + " (" +
+    throw InputError("nothing to compare: no backend/path could be judged in both " +
+                     baseline.source + " and " + current.source + " (" +
                      (why_none.empty() ? std::string("no results") : why_none) + ")");
   return out;
 }

@@ -59,6 +59,11 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
   if (li < 0 || si < 0)
     throw InputError("CSV line " + std::to_string(line_no) +
                      ": the header must name the columns 'length' and 'seconds'");
+  // A column read twice would leave which one counts to chance.
+  for (const char* name : {"length", "seconds", "backend", "path"})
+    if (std::count(header.begin(), header.end(), name) > 1)
+      throw InputError("CSV line " + std::to_string(line_no) + ": the header names '" + name +
+                       "' twice");
   const int bi = column(header, "backend"), pi = column(header, "path");
   const bool grouped = bi >= 0 && pi >= 0;
   const int needed = std::max({li, si, grouped ? std::max(bi, pi) : 0});
@@ -123,7 +128,7 @@ std::vector<PointSeries> report_series(const json& j, const std::string& source)
     }
     out.push_back(std::move(s));
   }
-  if (out.empty()) throw InputError("the report has no timed points to fit");
+  if (out.empty()) throw InputError(source + ": the report has no timed points to fit");
   return out;
 }
 
@@ -133,10 +138,25 @@ std::vector<PointSeries> parse_points(const std::string& input, const std::strin
   // Spreadsheets save "CSV UTF-8" with a byte-order mark, which would hide the header.
   const std::string text = input.rfind("\xEF\xBB\xBF", 0) == 0 ? input.substr(3) : input;
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) throw InputError("the input is empty");
-  if (text[first] != '[' && text[first] != '{') return parse_csv(text);
+  if (first == std::string::npos) throw InputError(source + " is empty");
+  // Every error names the source; a report's and malformed JSON's already do.
+  const auto named = [&](const auto& parse) {
+    try {
+      return parse();
+    } catch (const InputError& e) {
+      throw InputError(source + ": " + e.what());
+    }
+  };
+  if (text[first] != '[' && text[first] != '{') {
+    // JSON that is neither an array nor an object (null, 42, "x") is no CSV either.
+    if (json::accept(text))
+      throw InputError(source + ": a JSON " + json::parse(text).type_name() +
+                       " is neither an array of points nor a readbench report");
+    return named([&] { return parse_csv(text); });
+  }
   const json j = parse_json_input(text, source);
-  if (j.is_array()) return {parse_array(j, "element")};
+  if (j.is_array())
+    return named([&] { return std::vector<PointSeries>{parse_array(j, "element")}; });
   return report_series(j, source);
 }
 

@@ -18,8 +18,8 @@ struct PointSeries {
   std::optional<double> read_ceiling_gbps;
 };
 
-// Throws InputError naming the problem (and the line or element where there is one); errors in
-// JSON input and reports also name `source`, the file the text came from.
+// Throws InputError naming `source` (the file the text came from) and the problem, with the line
+// or element where there is one.
 std::vector<PointSeries> parse_points(const std::string& text,
                                       const std::string& source = "the input");
 

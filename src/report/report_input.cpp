@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/printable.hpp"
+#include "core/read_path.hpp"
 #include "core/shape.hpp"
 #include "report/json_input.hpp"
 #include "report/schema_version.hpp"
@@ -49,6 +51,11 @@ class Reader {
     if (!v.is_string()) fail(where + "." + key, "is not a string");
     return v.get<std::string>();
   }
+  // Text the readers show (a hostname, a reason): its control characters escaped, so that it
+  // stays on its line of a table or a message.
+  std::string shown(const json& obj, const std::string& where, const char* key) const {
+    return printable(text(obj, where, key));
+  }
   // Lengths, times and costs: a hand-edited zero or negative value would turn ratios and
   // logarithms downstream into nonsense.
   double positive(const json& obj, const std::string& where, const char* key) const {
@@ -75,10 +82,45 @@ class Reader {
   std::string source_;
 };
 
+// A backend's name as a run writes it: cpu, cuda, or cuda:N for one of several devices.
+bool valid_backend_name(std::string_view s) {
+  if (s == "cpu" || s == "cuda") return true;
+  constexpr std::string_view kDevice = "cuda:";
+  if (!s.starts_with(kDevice) || s.size() == kDevice.size() || s.size() > kDevice.size() + 9)
+    return false;
+  return std::all_of(s.begin() + kDevice.size(), s.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // Two numbers written by the same computation from the same points: equal but for rounding.
 bool agrees(double stored, double computed) {
   return std::abs(stored - computed) <=
          1e-6 * std::max({1e-300, std::abs(stored), std::abs(computed)});
+}
+
+// The rest of a point's sample statistics and counts, which readers show or pass on: whole
+// counts of at least 1 (rounds from schema version 5), times positive and in order (the mean
+// within rounding of [min, max], as a sum of equal samples over their count may not be exact),
+// a standard deviation >= 0, bytes positive.
+void check_point_statistics(const Reader& r, const json& point, const std::string& at,
+                            const ReportPoint& p, int schema_version) {
+  constexpr std::int64_t kMostCount = std::int64_t(1) << 53;
+  r.integer(point, at, "samples", 1, kMostCount);
+  r.integer(point, at, "calls_per_sample", 1, kMostCount);
+  r.integer(point, at, "replicas", 1, kMostCount);
+  if (schema_version >= 5) r.integer(point, at, "rounds", 1, kMostCount);
+  r.positive(point, at, "bytes");
+  const double mean = r.positive(point, at, "mean_s");
+  const double max = r.positive(point, at, "max_s");
+  if (!(p.median_s <= max))
+    r.fail(at + ".max_s", json(max).dump() + " is below median_s " + json(p.median_s).dump());
+  const double slack = 1e-9 * max;
+  if (!(mean >= p.min_s - slack && mean <= max + slack))
+    r.fail(at + ".mean_s", json(mean).dump() + " is not between min_s " + json(p.min_s).dump() +
+                               " and max_s " + json(max).dump());
+  const double stddev = r.number(point, at, "stddev_s");
+  if (!(stddev >= 0) || !std::isfinite(stddev))
+    r.fail(at + ".stddev_s", "must be finite and >= 0, got " + json(stddev).dump());
 }
 
 // The stored fit, checked against the one its points give (`computed`, over the stored
@@ -184,11 +226,15 @@ Report report_from_json(const json& j, const std::string& source) {
   Report rep;
   rep.source = source;
   rep.schema_version = int(version);
-  rep.git_commit = r.text(r.field(j, "report", "tool"), "tool", "git_commit");
+  rep.git_commit = r.shown(r.field(j, "report", "tool"), "tool", "git_commit");
   if (j.contains("complete")) {
     if (!j["complete"].is_boolean()) r.fail("complete", "is not true or false");
     rep.complete = j["complete"].get<bool>();
-    if (!rep.complete) rep.signal = r.text(j, "report", "signal");
+    if (!rep.complete) {
+      rep.signal = r.text(j, "report", "signal");
+      if (rep.signal != "SIGINT" && rep.signal != "SIGTERM" && rep.signal != "SIGHUP")
+        r.fail("signal", json(rep.signal).dump() + " is not SIGINT, SIGTERM or SIGHUP");
+    }
     if (rep.complete && j.contains("signal"))
       r.fail("signal", "is there but the report says it is complete");
   }
@@ -198,6 +244,11 @@ Report report_from_json(const json& j, const std::string& source) {
     return std::to_string(r.integer(config, "config", key, 1, most));
   };
   std::string dtypes = r.text(config, "config", "dtype");
+  try {
+    parse_query_dtype(dtypes);
+  } catch (const InputError& e) {
+    r.fail("config.dtype", std::string("is refused: ") + e.what());
+  }
   const std::string kv = r.text(config, "config", "kv_dtype");
   try {
     parse_dtype(kv);
@@ -211,21 +262,23 @@ Report report_from_json(const json& j, const std::string& source) {
   rep.config = dtypes + ", B=" + whole("batch", kMaxBatch) + " Hq=" + whole("q_heads", kMaxHeads) +
                " Hkv=" + whole("kv_heads", kMaxHeads) + " D=" + whole("head_dim", kMaxHeadDim) +
                " S=" + whole("block_size", kMaxBlockSize) + ", " +
-               r.text(config, "config", "cache") + " cache";
+               std::string(to_string(r.word(config, "config", "cache", kCacheStateNames))) +
+               " cache";
   // Reports written before the verdict existed carry none: they read as clean.
   if (j.contains("quality")) {
     const json& q = r.field(j, "report", "quality");
     rep.quality = r.word(q, "quality", "verdict", kQualityVerdictNames);
     for (const json& why : r.array(q, "quality", "reasons"))
-      if (why.is_string()) rep.quality_reasons.push_back(why.get<std::string>());
+      if (why.is_string()) rep.quality_reasons.push_back(printable(why.get<std::string>()));
   }
   const json& machine = r.field(j, "report", "machine");
-  rep.machine = r.text(machine, "machine", "hostname");
+  rep.machine = r.shown(machine, "machine", "hostname");
   std::string gpus;
   for (const json& g : r.array(machine, "machine", "gpus"))
     if (g.is_object() && g.contains("name") && g["name"].is_string()) {
-      gpus += (gpus.empty() ? "" : ", ") + g["name"].get<std::string>();
-      Report::Gpu gpu{std::nullopt, g["name"].get<std::string>()};
+      const std::string name = printable(g["name"].get<std::string>());
+      gpus += (gpus.empty() ? "" : ", ") + name;
+      Report::Gpu gpu{std::nullopt, name};
       if (g.contains("index") && g["index"].is_number_integer())
         gpu.index = g["index"].get<std::int64_t>();
       rep.gpus.push_back(std::move(gpu));
@@ -234,18 +287,18 @@ Report report_from_json(const json& j, const std::string& source) {
   // The architecture and the CPU kernels: optional inside machine.cpu (reports before them
   // lack them); machine.cpu itself every report has.
   const json& cpu = r.field(machine, "machine", "cpu");
-  if (cpu.is_object() && cpu.contains("arch")) rep.cpu = r.text(cpu, "machine.cpu", "arch");
+  if (cpu.is_object() && cpu.contains("arch")) rep.cpu = r.shown(cpu, "machine.cpu", "arch");
   if (j.contains("backends") && j["backends"].is_array())
     for (const json& b : j["backends"])
       if (b.is_object() && b.value("name", json()) == "cpu" && b.contains("kernels") &&
           b["kernels"].is_string())
-        rep.cpu +=
-            (rep.cpu.empty() ? "" : ", ") + ("CPU kernels " + b["kernels"].get<std::string>());
+        rep.cpu += (rep.cpu.empty() ? "" : ", ") +
+                   ("CPU kernels " + printable(b["kernels"].get<std::string>()));
   if (j.contains("backends") && j["backends"].is_array())
     for (const json& b : j["backends"])
       if (b.is_object() && b.contains("name") && b["name"].is_string() && b.contains("launch") &&
           b["launch"].is_string())
-        rep.launches[b["name"].get<std::string>()] = b["launch"].get<std::string>();
+        rep.launches[b["name"].get<std::string>()] = printable(b["launch"].get<std::string>());
 
   // Each backend's read ceiling, for the effective bandwidth of its fits.
   std::map<std::string, double> ceilings;
@@ -264,12 +317,21 @@ Report report_from_json(const json& j, const std::string& source) {
     const json& res = results[i];
     ReportResult out;
     out.backend = r.text(res, where, "backend");
+    if (!valid_backend_name(out.backend))
+      r.fail(where + ".backend", json(out.backend).dump() + " is not cpu, cuda or cuda:N");
     out.path = r.text(res, where, "path");
+    try {
+      parse_path(out.path);
+    } catch (const InputError&) {
+      r.fail(where + ".path", json(out.path).dump() +
+                                  " is not gather, fused or plugin:NAME (1 to 64 of A-Z, a-z, "
+                                  "0-9, '_', '.' and '-')");
+    }
     if (rep.find(out.backend, out.path))
       r.fail(where,
              "repeats " + out.backend + "/" + out.path + ": one result per backend and path");
     out.status = r.word(res, where, "status", kStatusNames);
-    out.reason = r.text(res, where, "reason");
+    out.reason = r.shown(res, where, "reason");
     // A path that fails a correctness check is never timed: an ok result with a failed check
     // was edited.
     if (out.status == Status::ok && res.contains("checks") && res["checks"].is_array())
@@ -298,6 +360,7 @@ Report report_from_json(const json& j, const std::string& source) {
       if (!(p.min_s <= p.median_s))
         r.fail(at + ".min_s",
                json(p.min_s).dump() + " is above median_s " + json(p.median_s).dump());
+      check_point_statistics(r, points[k], at, p, rep.schema_version);
       out.points.push_back(p);
     }
     if (res.contains("grid")) {

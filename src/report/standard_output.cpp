@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 
 namespace readbench {
 
@@ -22,6 +23,10 @@ namespace {
 }
 
 }  // namespace
+
+void write_error_line(std::string_view message) {
+  std::cerr << "readbench: " + printable(message) + "\n" << std::flush;
+}
 
 void write_stdout(std::string_view text) {
   errno = 0;

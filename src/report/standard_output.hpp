@@ -8,6 +8,10 @@ namespace readbench {
 // Writes `text` to std::cout and flushes it. Throws OutputError("cannot write to stdout: ...").
 void write_stdout(std::string_view text);
 
+// Writes "readbench: MESSAGE" and a newline to stderr, the message made printable
+// (core/printable.hpp): one line, whatever a report or a file name held.
+void write_error_line(std::string_view message);
+
 // Called once, first thing in main: a standard descriptor (0, 1, 2) closed at start is
 // replaced by the read end of an empty pipe, so no file opened later takes its number (a
 // report's temporary file on fd 1 would receive the table) and writes to it fail with EBADF.
