@@ -622,7 +622,10 @@ expect_usage_error "verify bad --dtypes" "$BIN" verify --backend cpu --dtypes f3
 expect_usage_error "verify --dtypes fp8_e4m3" "$BIN" verify --backend cpu --dtypes fp8_e4m3
 grep -q -- "--kv-dtype" "$WORK/err" && pass "q in fp8_e4m3 is refused pointing at --kv-dtype" ||
   fail "q in fp8_e4m3 is refused pointing at --kv-dtype" "$(head -c 300 "$WORK/err")"
-expect_usage_error "run --kv-dtype '' is refused, not read as the default" "$BIN" run --backend cpu --kv-dtype ''
+expect_usage_error "run --kv-dtype '' is refused, not read as the default" \
+  "$BIN" run --backend cpu -L 16 --budget 0.01 --min-samples 2 --kv-dtype ''
+grep -qx "readbench: --kv-dtype: an empty value names no dtype (see --help)" "$WORK/err" \
+  && pass "run --kv-dtype '' names the option" || fail "run --kv-dtype '' names the option" "$(first_err)"
 expect_usage_error "verify --kv-dtypes with an unknown type" "$BIN" verify --backend cpu --kv-dtypes fp8
 grep -qx "readbench: unknown dtype 'fp8' (expected f32, f16, bf16, fp8_e4m3 or same)" "$WORK/err" \
   && pass "verify --kv-dtypes names every word it takes" \

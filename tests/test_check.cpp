@@ -421,7 +421,7 @@ TEST_CASE("configurations that differ are refused naming the difference, unless 
   CHECK(mentions(r.notes, "judged anyway (--allow-config-mismatch): statistic: baseline min"));
 
   Json f32 = linear_report();
-  f32["config"]["dtype"] = "f32";
+  f32["config"]["dtype"] = f32["config"]["kv_dtype"] = "f32";
   const CheckRow g = row(check(linear_report(), f32, allow), "cpu/gather");
   CHECK(g.verdict == Verdict::ok);
   CHECK(error_message([&] {

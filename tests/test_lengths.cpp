@@ -65,6 +65,8 @@ TEST_CASE("an empty item between commas is rejected") {
 TEST_CASE("a length too large for 64 bits is rejected") {
   CHECK(error_of("99999999999999999999") ==
         "--lengths: length '99999999999999999999' is too large");
+  CHECK(error_of("-99999999999999999999") ==
+        "--lengths: length must be positive, got -99999999999999999999");
 }
 
 TEST_CASE("a zero length is rejected") {

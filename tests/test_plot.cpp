@@ -220,7 +220,7 @@ TEST_CASE(
   REQUIRE(legend.size() == 2);
   const std::regex line(
       "cpu/(gather|fused): [a-z]+, t = t0 \\+ b·L with t0 = -?[0-9.]+ [mµn]?s, b = [0-9.]+ "
-      "[mµnp]?s "
+      "[mµn]?s "
       "per token \\(dashed\\); fit of [0-9]+ points.*");
   for (const std::string& l : legend) CHECK(std::regex_match(l, line));
   CHECK(legend[0].find("; asymptote not reached") != std::string::npos);

@@ -721,7 +721,12 @@ TEST_CASE("a report with fp8 K/V names both dtypes and the scale in its workload
   j["config"]["kv_scale"] = 0.25;
   j["config"]["kv_dtype"] = "int4";
   CHECK(error_message([&] { parse_report(j.dump(), "fp8.json"); }) ==
-        "fp8.json: config.kv_dtype 'int4' is not a dtype");
+        "fp8.json: config.kv_dtype is refused: unknown dtype 'int4' (expected f32, f16, bf16 or "
+        "fp8_e4m3)");
+  j["config"]["kv_dtype"] = "f16";  // K/V in another 16-bit type than q: no kernel reads it
+  CHECK(error_message([&] {
+          parse_report(j.dump(), "fp8.json");
+        }).find("fp8.json: config.kv_dtype is refused: ") == 0);
   j["config"].erase("kv_dtype");  // version 3 has it
   CHECK(error_message([&] { parse_report(j.dump(), "fp8.json"); }).find("kv_dtype") !=
         std::string::npos);
@@ -766,6 +771,18 @@ TEST_CASE("a report's names, counts and sample statistics are checked as they ar
         "r.json: results[1].backend \"\" is not cpu, cuda or cuda:N");
   CHECK(refused([](Json& j) { j["results"][1]["backend"] = "cuda:"; }) ==
         "r.json: results[1].backend \"cuda:\" is not cpu, cuda or cuda:N");
+  CHECK(refused([](Json& j) { j["results"][1]["backend"] = "cuda:-1"; }) ==
+        "r.json: results[1].backend \"cuda:-1\" is not cpu, cuda or cuda:N");
+  {  // any device index --device takes, up to the largest int
+    Json j = synthetic_report();
+    j["results"][2]["backend"] = "cuda:2147483647";
+    j["results"][3]["backend"] = "cuda:0";
+    CHECK(parse_report(j.dump(), "r.json").find("cuda:2147483647", "gather"));
+  }
+  CHECK(refused([](Json& j) { j["results"][1]["checks"][0]["passed"] = "false"; }) ==
+        "r.json: results[1].checks[0].passed is not true or false");
+  CHECK(refused([](Json& j) { j["results"][1].erase("checks"); }) ==
+        "r.json: results[1].checks is missing");
   for (const char* path : {"bogus", "plugin:", "plugin:a b"})
     CHECK(refused([&](Json& j) { j["results"][1]["path"] = path; }) ==
           "r.json: results[1].path " + Json(path).dump() +
@@ -813,7 +830,8 @@ TEST_CASE("a report's names, counts and sample statistics are checked as they ar
   const Report read = parse_report(shown.dump(), "r.json");
   CHECK(read.machine == "lab\\n|\\x1b[31m");
   CHECK(read.results[2].reason == "no\\tdevice");
-  // A mean of equal samples may round a little past them, and is read.
+  // A mean within rounding of [min, max] is read: a sum of equal samples over their count may
+  // round a little past them.
   Json j = synthetic_report();
   Json& p = j["results"][1]["points"][0];
   p["max_s"] = p["median_s"];

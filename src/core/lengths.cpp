@@ -12,8 +12,10 @@ namespace {
 std::int64_t parse_positive(std::string_view s, std::string_view what) {
   std::int64_t v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range && ptr == s.data() + s.size() && s.front() != '-')
-    throw InputError("--lengths: " + std::string(what) + " '" + std::string(s) + "' is too large");
+  if (ec == std::errc::result_out_of_range && ptr == s.data() + s.size())
+    throw InputError("--lengths: " + std::string(what) +
+                     (s.front() == '-' ? " must be positive, got " + std::string(s)
+                                       : " '" + std::string(s) + "' is too large"));
   if (s.empty() || ec != std::errc() || ptr != s.data() + s.size())
     throw InputError("--lengths: " + std::string(what) + " '" + std::string(s) +
                      "' is not a whole number");

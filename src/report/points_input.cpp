@@ -149,8 +149,8 @@ std::vector<PointSeries> parse_points(const std::string& input, const std::strin
   };
   if (text[first] != '[' && text[first] != '{') {
     // JSON that is neither an array nor an object (null, 42, "x") is no CSV either.
-    if (json::accept(text))
-      throw InputError(source + ": a JSON " + json::parse(text).type_name() +
+    if (const json scalar = json::parse(text, nullptr, false); !scalar.is_discarded())
+      throw InputError(source + ": a JSON " + scalar.type_name() +
                        " is neither an array of points nor a readbench report");
     return named([&] { return parse_csv(text); });
   }

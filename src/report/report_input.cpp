@@ -5,8 +5,10 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/printable.hpp"
 #include "core/read_path.hpp"
 #include "core/shape.hpp"
@@ -82,14 +84,21 @@ class Reader {
   std::string source_;
 };
 
-// A backend's name as a run writes it: cpu, cuda, or cuda:N for one of several devices.
+// N of a backend named cuda:N (one of several devices swept at once: a device index, an int);
+// none for any other name.
+std::optional<int> device_index(std::string_view backend) {
+  constexpr std::string_view kPrefix = "cuda:";
+  if (!backend.starts_with(kPrefix) || backend.size() == kPrefix.size()) return std::nullopt;
+  int index = -1;
+  const char* end = backend.data() + backend.size();
+  const auto [stop, error] = std::from_chars(backend.data() + kPrefix.size(), end, index);
+  if (error != std::errc() || stop != end || index < 0) return std::nullopt;
+  return index;
+}
+
+// A backend's name as a run writes it: cpu, cuda, or cuda:N.
 bool valid_backend_name(std::string_view s) {
-  if (s == "cpu" || s == "cuda") return true;
-  constexpr std::string_view kDevice = "cuda:";
-  if (!s.starts_with(kDevice) || s.size() == kDevice.size() || s.size() > kDevice.size() + 9)
-    return false;
-  return std::all_of(s.begin() + kDevice.size(), s.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
+  return s == "cpu" || s == "cuda" || device_index(s).has_value();
 }
 
 // Two numbers written by the same computation from the same points: equal but for rounding.
@@ -196,14 +205,10 @@ const ReportResult* Report::find(const std::string& backend, const std::string& 
 std::string Report::gpu_model(const std::string& backend) const {
   if (gpus.empty()) return "";
   if (backend == "cuda") return gpus.front().name;
-  constexpr std::string_view kPrefix = "cuda:";
-  if (backend.rfind(kPrefix, 0) != 0) return "";
-  std::int64_t index = -1;
-  const char* end = backend.data() + backend.size();
-  const auto [stop, error] = std::from_chars(backend.data() + kPrefix.size(), end, index);
-  if (error != std::errc() || stop != end) return "";
+  const std::optional<int> index = device_index(backend);
+  if (!index) return "";
   for (const Gpu& g : gpus)
-    if (g.index == index) return g.name;
+    if (g.index == *index) return g.name;
   return "";
 }
 
@@ -224,7 +229,7 @@ Report report_from_json(const json& j, const std::string& source) {
                                  std::to_string(kOldestSchemaVersion) + " to " +
                                  std::to_string(kSchemaVersion) + ")");
   Report rep;
-  rep.source = source;
+  rep.source = printable(source);  // a file name, shown in tables and CSV cells
   rep.schema_version = int(version);
   rep.git_commit = r.shown(r.field(j, "report", "tool"), "tool", "git_commit");
   if (j.contains("complete")) {
@@ -232,7 +237,7 @@ Report report_from_json(const json& j, const std::string& source) {
     rep.complete = j["complete"].get<bool>();
     if (!rep.complete) {
       rep.signal = r.text(j, "report", "signal");
-      if (rep.signal != "SIGINT" && rep.signal != "SIGTERM" && rep.signal != "SIGHUP")
+      if (signal_number(rep.signal) == 0)
         r.fail("signal", json(rep.signal).dump() + " is not SIGINT, SIGTERM or SIGHUP");
     }
     if (rep.complete && j.contains("signal"))
@@ -251,14 +256,14 @@ Report report_from_json(const json& j, const std::string& source) {
   }
   const std::string kv = r.text(config, "config", "kv_dtype");
   try {
-    parse_dtype(kv);
-  } catch (const InputError&) {
-    r.fail("config.kv_dtype", "'" + kv + "' is not a dtype");
+    validate_dtypes(parse_query_dtype(dtypes), parse_dtype(kv));
+  } catch (const InputError& e) {
+    r.fail("config.kv_dtype", std::string("is refused: ") + e.what());
   }
   if (kv != dtypes)
     dtypes += " q, " + r.text(config, "config", "kv_dtype") + " K/V (scale " +
               json(r.positive(config, "config", "kv_scale")).dump() + " " +
-              r.text(config, "config", "kv_scale_granularity") + ")";
+              r.shown(config, "config", "kv_scale_granularity") + ")";
   rep.config = dtypes + ", B=" + whole("batch", kMaxBatch) + " Hq=" + whole("q_heads", kMaxHeads) +
                " Hkv=" + whole("kv_heads", kMaxHeads) + " D=" + whole("head_dim", kMaxHeadDim) +
                " S=" + whole("block_size", kMaxBlockSize) + ", " +
@@ -334,13 +339,14 @@ Report report_from_json(const json& j, const std::string& source) {
     out.reason = r.shown(res, where, "reason");
     // A path that fails a correctness check is never timed: an ok result with a failed check
     // was edited.
-    if (out.status == Status::ok && res.contains("checks") && res["checks"].is_array())
-      for (std::size_t k = 0; k < res["checks"].size(); ++k) {
-        const json& c = res["checks"][k];
-        if (c.is_object() && c.contains("passed") && c["passed"] == false)
-          r.fail(where + ".checks[" + std::to_string(k) + "]",
-                 "failed but the result's status is ok");
-      }
+    const json& checks = r.array(res, where, "checks");
+    for (std::size_t k = 0; k < checks.size(); ++k) {
+      const std::string at = where + ".checks[" + std::to_string(k) + "]";
+      const json& passed = r.field(checks[k], at, "passed");
+      if (!passed.is_boolean()) r.fail(at + ".passed", "is not true or false");
+      if (out.status == Status::ok && !passed.get<bool>())
+        r.fail(at, "failed but the result's status is ok");
+    }
     const json& points = r.array(res, where, "points");
     for (std::size_t k = 0; k < points.size(); ++k) {
       const std::string at = where + ".points[" + std::to_string(k) + "]";
