@@ -47,6 +47,13 @@ std::string slurp(const fs::path& p) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+// The error reading synthetic_report() back as base.json once `spoil` has edited it.
+std::string refused(const std::function<void(Json&)>& spoil) {
+  Json j = synthetic_report();
+  spoil(j);
+  return error_message([&] { parse_report(j.dump(), "base.json"); });
+}
+
 }  // namespace
 
 // --- JSON report ----------------------------------------------------------------------
@@ -578,11 +585,6 @@ TEST_CASE("a schema version written as 6.0 is version 6, as JSON Schema's intege
 }
 
 TEST_CASE("a report read back is refused naming the file and the field that is wrong") {
-  auto refused = [](const std::function<void(Json&)>& spoil) {
-    Json j = synthetic_report();
-    spoil(j);
-    return error_message([&] { parse_report(j.dump(), "base.json"); });
-  };
   CHECK(refused([](Json& j) { j["schema_version"] = 7; }) ==
         "base.json: schema_version 7 is not one this readbench reads (3 to 6)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1.5; }) ==
@@ -759,20 +761,15 @@ TEST_CASE("a report with lengths out of order or a min above its median is refus
 }
 
 TEST_CASE("a report's names, counts and sample statistics are checked as they are read") {
-  auto refused = [](const std::function<void(Json&)>& spoil) {
-    Json j = synthetic_report();
-    spoil(j);
-    return error_message([&] { parse_report(j.dump(), "r.json"); });
-  };
   // A name that would break a table or a one-line error, or a path no run writes.
   CHECK(refused([](Json& j) { j["results"][1]["backend"] = "cpu\n|x|"; }) ==
-        "r.json: results[1].backend \"cpu\\n|x|\" is not cpu, cuda or cuda:N");
+        "base.json: results[1].backend \"cpu\\n|x|\" is not cpu, cuda or cuda:N");
   CHECK(refused([](Json& j) { j["results"][1]["backend"] = ""; }) ==
-        "r.json: results[1].backend \"\" is not cpu, cuda or cuda:N");
+        "base.json: results[1].backend \"\" is not cpu, cuda or cuda:N");
   CHECK(refused([](Json& j) { j["results"][1]["backend"] = "cuda:"; }) ==
-        "r.json: results[1].backend \"cuda:\" is not cpu, cuda or cuda:N");
+        "base.json: results[1].backend \"cuda:\" is not cpu, cuda or cuda:N");
   CHECK(refused([](Json& j) { j["results"][1]["backend"] = "cuda:-1"; }) ==
-        "r.json: results[1].backend \"cuda:-1\" is not cpu, cuda or cuda:N");
+        "base.json: results[1].backend \"cuda:-1\" is not cpu, cuda or cuda:N");
   {  // any device index --device takes, up to the largest int
     Json j = synthetic_report();
     j["results"][2]["backend"] = "cuda:2147483647";
@@ -780,49 +777,49 @@ TEST_CASE("a report's names, counts and sample statistics are checked as they ar
     CHECK(parse_report(j.dump(), "r.json").find("cuda:2147483647", "gather"));
   }
   CHECK(refused([](Json& j) { j["results"][1]["checks"][0]["passed"] = "false"; }) ==
-        "r.json: results[1].checks[0].passed is not true or false");
+        "base.json: results[1].checks[0].passed is not true or false");
   CHECK(refused([](Json& j) { j["results"][1].erase("checks"); }) ==
-        "r.json: results[1].checks is missing");
+        "base.json: results[1].checks is missing");
   for (const char* path : {"bogus", "plugin:", "plugin:a b"})
     CHECK(refused([&](Json& j) { j["results"][1]["path"] = path; }) ==
-          "r.json: results[1].path " + Json(path).dump() +
+          "base.json: results[1].path " + Json(path).dump() +
               " is not gather, fused or plugin:NAME (1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-')");
   CHECK(refused([](Json& j) {
           j["complete"] = false;
           j["signal"] = "SIGFOO";
-        }) == "r.json: signal \"SIGFOO\" is not SIGINT, SIGTERM or SIGHUP");
+        }) == "base.json: signal \"SIGFOO\" is not SIGINT, SIGTERM or SIGHUP");
   CHECK(refused([](Json& j) { j["config"]["dtype"] = "f64"; }) ==
-        "r.json: config.dtype is refused: unknown dtype 'f64' (expected f32, f16 or bf16)");
+        "base.json: config.dtype is refused: unknown dtype 'f64' (expected f32, f16 or bf16)");
   CHECK(refused([](Json& j) { j["config"]["cache"] = "warm"; }) ==
-        "r.json: config.cache 'warm' is not cold or hot");
+        "base.json: config.cache 'warm' is not cold or hot");
   // Counts are whole numbers of at least 1.
   CHECK(refused([](Json& j) { j["results"][1]["points"][0]["samples"] = 0; }) ==
-        "r.json: results[1].points[0].samples must be a whole number from 1 to "
+        "base.json: results[1].points[0].samples must be a whole number from 1 to "
         "9007199254740992, got 0.0");
   CHECK(refused([](Json& j) { j["results"][1]["points"][0]["samples"] = 1.5; }) ==
-        "r.json: results[1].points[0].samples must be a whole number from 1 to "
+        "base.json: results[1].points[0].samples must be a whole number from 1 to "
         "9007199254740992, got 1.5");
   for (const char* key : {"calls_per_sample", "replicas", "rounds"})
     CHECK(refused([&](Json& j) { j["results"][1]["points"][2][key] = -3; }) ==
-          std::string("r.json: results[1].points[2].") + key +
+          std::string("base.json: results[1].points[2].") + key +
               " must be a whole number from 1 to 9007199254740992, got -3.0");
   CHECK(refused([](Json& j) { j["results"][1]["points"][0]["bytes"] = -3; }) ==
-        "r.json: results[1].points[0].bytes must be positive, got -3.0");
+        "base.json: results[1].points[0].bytes must be positive, got -3.0");
   // Times positive and in order; a standard deviation >= 0.
   CHECK(refused([](Json& j) { j["results"][1]["points"][0]["max_s"] = -1; }) ==
-        "r.json: results[1].points[0].max_s must be positive, got -1.0");
+        "base.json: results[1].points[0].max_s must be positive, got -1.0");
   CHECK(refused([](Json& j) { j["results"][1]["points"][0]["mean_s"] = -1; }) ==
-        "r.json: results[1].points[0].mean_s must be positive, got -1.0");
+        "base.json: results[1].points[0].mean_s must be positive, got -1.0");
   CHECK(refused([](Json& j) { j["results"][1]["points"][0]["stddev_s"] = -1; }) ==
-        "r.json: results[1].points[0].stddev_s must be finite and >= 0, got -1.0");
+        "base.json: results[1].points[0].stddev_s must be finite and >= 0, got -1.0");
   CHECK(refused([](Json& j) {
           Json& p = j["results"][1]["points"][0];
           p["max_s"] = p["min_s"].get<double>();
-        }).find("r.json: results[1].points[0].max_s ") == 0);
+        }).find("base.json: results[1].points[0].max_s ") == 0);
   CHECK(refused([](Json& j) {
           Json& p = j["results"][1]["points"][0];
           p["mean_s"] = 2 * p["max_s"].get<double>();
-        }).find("r.json: results[1].points[0].mean_s ") == 0);
+        }).find("base.json: results[1].points[0].mean_s ") == 0);
   // Text the readers show keeps to its line: control characters come back escaped.
   Json shown = synthetic_report();
   shown["machine"]["hostname"] = "lab\n|\x1b[31m";
