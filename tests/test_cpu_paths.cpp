@@ -2,7 +2,9 @@
 // dtypes, GQA ratios, head dims, block sizes and edge lengths the kernels specialise on.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -118,6 +120,32 @@ TEST_CASE("e4m3 K/V read a long history correctly, with odd head dims and GQA 3"
     check_both_paths(*backend, make_shape(2, 6, 2, 40, 16), t, 1001, 3, DType::e4m3);
     check_both_paths(*backend, make_shape(1, 32, 8, 128, 16), t, 4099, 5, DType::e4m3);
   }
+}
+
+TEST_CASE("the kernels widen every e4m3 code exactly, subnormals, zeros and NaN included") {
+  // All 256 codes twice, the second run shifted by one: unaligned loads and a scalar tail.
+  std::vector<std::uint8_t> codes(512);
+  for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = std::uint8_t(i);
+  using Widen = void (*)(const std::uint8_t*, std::size_t, float*);
+  for (const auto& [copy, widen] :
+       {std::pair<std::string, Widen>{"baseline", cpu::baseline::widen_e4m3},
+        std::pair<std::string, Widen>{"picked", cpu::widen_e4m3}})
+    for (std::size_t first : {0, 1}) {
+      CAPTURE(copy);
+      CAPTURE(first);
+      const std::size_t n = codes.size() - first;
+      std::vector<float> got(n);
+      widen(codes.data() + first, n, got.data());
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint8_t code = codes[first + i];
+        CAPTURE(int(code));
+        const float want = e4m3_bits_to_float(code);
+        if (std::isnan(want))
+          CHECK(std::isnan(got[i]));
+        else  // bit for bit: the sign of zero too
+          CHECK(std::bit_cast<std::uint32_t>(got[i]) == std::bit_cast<std::uint32_t>(want));
+      }
+    }
 }
 
 TEST_CASE("both CPU paths handle a head dim that is not a multiple of the vector width") {

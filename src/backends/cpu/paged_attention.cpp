@@ -60,7 +60,6 @@ constexpr int kRegisters = 16;
 using vfloat = float __attribute__((vector_size(kLanes * sizeof(float))));
 using vu16 = std::uint16_t __attribute__((vector_size(kLanes * sizeof(std::uint16_t))));
 using vu32 = std::uint32_t __attribute__((vector_size(kLanes * sizeof(std::uint32_t))));
-using vu8 = std::uint8_t __attribute__((vector_size(kLanes)));
 
 inline vfloat load_vec(const float* p) {
   vfloat v;
@@ -72,47 +71,73 @@ inline vfloat load_vec(const Bf16* p) {
   std::memcpy(&h, p, sizeof h);
   return reinterpret_cast<vfloat>(__builtin_convertvector(h, vu32) << 16);
 }
-inline vfloat load_vec(const F16* p) {
+// f16 bits to f32, kLanes at a time: exact in every case (F16C, or FCVTL on aarch64).
+inline vfloat widen_f16(vu16 h) {
   vfloat v;
 #if defined(__AVX512F__)
-// GCC 12's own _mm512_cvtph_ps trips -Wmaybe-uninitialized inside the intrinsic header
+// GCC 12's own _mm512_cvtph_ps trips -W(maybe-)uninitialized inside the intrinsic header
 // (clang has no such warning).
 #if !defined(__clang__)
 #pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-  const __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  const __m512 x = _mm512_cvtph_ps(reinterpret_cast<__m256i>(h));
 #if !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
   std::memcpy(&v, &x, sizeof v);
 #elif defined(__F16C__)
-  const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  const __m256 x = _mm256_cvtph_ps(reinterpret_cast<__m128i>(h));
   std::memcpy(&v, &x, sizeof v);
 #elif defined(__aarch64__)
   // FCVTL: half to single precision is part of Armv8.0's Advanced SIMD.
-  float16x8_t x;
-  std::memcpy(&x, p, sizeof x);
+  const float16x8_t x = vreinterpretq_f16_u16(h);
   const float32x4_t halves[2] = {vcvt_f32_f16(vget_low_f16(x)), vcvt_high_f32_f16(x)};
   static_assert(sizeof halves == sizeof v);
   std::memcpy(&v, halves, sizeof v);
 #else
-  for (int j = 0; j < kLanes; ++j) v[j] = f16_bits_to_float(p[j].bits);
+  for (int j = 0; j < kLanes; ++j) v[j] = f16_bits_to_float(h[j]);
 #endif
   return v;
 }
 
-// e4m3 to f32 without a table: a normal value's exponent is rebiased from 7 to 127 in the
-// integer domain; a subnormal one (exponent field 0) is m * 2^-9. Exact either way, and
-// independent of flush-to-zero modes. (The NaN codes, which the fill never stores, read as 480.)
+inline vfloat load_vec(const F16* p) {
+  vu16 h;
+  std::memcpy(&h, p, sizeof h);
+  return widen_f16(h);
+}
+
+// e4m3 is widened through f16, whose 5-bit exponent and 10-bit mantissa hold its 4 and 3 with
+// room: the code's 7 bits of exponent and mantissa shifted left by 7 are the f16 of its value
+// times 2^-8 (bias 15, not 7), e4m3's subnormals landing on f16's, exactly. So a load costs a
+// sign extension, a shift, a mask and the f16 widening: no exponent rebias, no subnormal case
+// (GCC's own byte-to-word conversion of vector extensions goes through scalar registers, hence
+// the intrinsics). The 2^-8 is folded into the scales (kLoadUnit).
+constexpr float kE4m3LoadUnit = 256.0f;
+
+// Sign-extended codes to f16 bits: bit 15 and bit 14 hold the sign after the shift; bit 14
+// is cleared. The NaN codes (0x7f, 0xff: e4m3 has no infinities) get f16's all-ones exponent.
+inline vu16 e4m3_f16_bits(vu16 s) {
+  const vu16 t = s << 7;
+  const vu16 nan = vu16((t & 0x3f80u) == 0x3f80u);
+  return (t & 0xbfffu) | (nan & 0x7e00u);
+}
+
 inline vfloat load_vec(const E4m3* p) {
-  vu8 b;
-  std::memcpy(&b, p, sizeof b);
-  const vu32 w = __builtin_convertvector(b, vu32);
-  const vu32 normal = ((w & 0x7fu) << 20) + (120u << 23);
-  const vfloat subnormal = __builtin_convertvector(w & 7u, vfloat) * (1.0f / 512.0f);
-  const vu32 mag = (w & 0x78u) != 0 ? normal : reinterpret_cast<vu32>(subnormal);
-  return reinterpret_cast<vfloat>(mag | ((w & 0x80u) << 24));
+  vu16 s;
+#if defined(__AVX512F__)
+  s = reinterpret_cast<vu16>(
+      _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+#elif defined(__F16C__)
+  s = reinterpret_cast<vu16>(
+      _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+#elif defined(__aarch64__)
+  s = vreinterpretq_u16_s16(vmovl_s8(vld1_s8(reinterpret_cast<const std::int8_t*>(p))));
+#else
+  for (int j = 0; j < kLanes; ++j) s[j] = std::uint16_t(std::int8_t(p[j].bits));
+#endif
+  return widen_f16(e4m3_f16_bits(s));
 }
 
 // Tree reduction across lanes: log2(lanes) shuffles instead of a chain of scalar adds.
@@ -136,8 +161,12 @@ inline float scalar_f32(F16 x) {
   return f16_bits_to_float(x.bits);
 }
 inline float scalar_f32(E4m3 x) {
-  return e4m3_bits_to_float(x.bits);
+  return e4m3_bits_to_float(x.bits) * (1.0f / kE4m3LoadUnit);  // as load_vec: exact
 }
+
+// What load_vec and scalar_f32 return times this is the stored value.
+template <class T>
+constexpr float kLoadUnit = std::is_same_v<T, E4m3> ? kE4m3LoadUnit : 1.0f;
 
 // 2^x for x <= 0 by round-to-nearest range reduction and a degree-7 Taylor polynomial on
 // [-0.5, 0.5] (relative error about 5e-9, far below f32 tolerance); plain arithmetic so the
@@ -556,7 +585,7 @@ void attend_all(const ReadInputs& h, std::byte* out, int threads, MakeRows make_
   const std::int64_t tasks = std::int64_t(sh.batch) * groups * splits;
   const float qscale = float(1.4426950408889634 / std::sqrt(double(D)));  // log2(e)/sqrt(D)
   // Quantized K/V: the K scale goes into the scaled queries, the V scale into the output.
-  const float kv_scale = w.kv_scale();
+  const float kv_scale = w.kv_scale() * kLoadUnit<T>;  // times a power of two: exact
   const Q* q = reinterpret_cast<const Q*>(h.q);
   std::vector<SliceState> slices(splits > 1 ? std::size_t(tasks) : 0);
   const std::int64_t row_bytes = std::int64_t(sh.kv_heads) * D * std::int64_t(sizeof(T));
@@ -700,6 +729,16 @@ void with_types(const Workload& w, F&& f) {
 }
 
 }  // namespace
+
+void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out) {
+  const auto* p = reinterpret_cast<const E4m3*>(codes);
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const vfloat v = load_vec(p + i) * kE4m3LoadUnit;
+    std::memcpy(out + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) out[i] = scalar_f32(p[i]) * kE4m3LoadUnit;
+}
 
 void fused_read(const ReadInputs& h, std::byte* out, int threads) {
   with_types(h.workload,

@@ -80,6 +80,10 @@ std::string_view pick_kernels(const CpuFeatures& f);
 // pick_kernels for this processor: the kernels fused_read and gather_read run.
 std::string_view instruction_set();
 
+// The kernels' own widening of e4m3 codes to f32 (exact, NaN codes to NaN), n of them, as
+// the copy instruction_set() names runs it: exposed so that a test checks every code.
+void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out);
+
 // The per-instruction-set copies the two functions above dispatch to (paged_attention.cpp is
 // compiled once per namespace). Tests call the baseline copy directly, so it is checked on
 // processors where the dispatcher would never pick it.
@@ -87,6 +91,7 @@ std::string_view instruction_set();
   namespace isa {                                                                          \
   void fused_read(const ReadInputs& in, std::byte* out, int threads);                      \
   void gather_read(const ReadInputs& in, std::byte* out, GatherWorkspace ws, int threads); \
+  void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out);                   \
   }
 READBENCH_DECLARE_CPU_READS(baseline)
 READBENCH_DECLARE_CPU_READS(avx512)

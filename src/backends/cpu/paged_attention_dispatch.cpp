@@ -94,4 +94,14 @@ void gather_read(const ReadInputs& h, std::byte* out, GatherWorkspace ws, int th
   baseline::gather_read(h, out, ws, threads);
 }
 
+void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out) {
+#if defined(READBENCH_HAVE_AVX512_KERNELS)
+  if (instruction_set() == "avx512") return avx512::widen_e4m3(codes, n, out);
+#endif
+#if defined(READBENCH_HAVE_ARM_BF16_KERNELS)
+  if (instruction_set() == "arm-bf16") return arm_bf16::widen_e4m3(codes, n, out);
+#endif
+  baseline::widen_e4m3(codes, n, out);
+}
+
 }  // namespace readbench::cpu
