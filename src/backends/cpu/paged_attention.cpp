@@ -116,12 +116,15 @@ inline vfloat load_vec(const F16* p) {
 // the intrinsics). The 2^-8 is folded into the scales (kLoadUnit).
 constexpr float kE4m3LoadUnit = 256.0f;
 
-// Sign-extended codes to f16 bits: bit 15 and bit 14 hold the sign after the shift; bit 14
-// is cleared. The NaN codes (0x7f, 0xff: e4m3 has no infinities) get f16's all-ones exponent.
+// Sign-extended codes to f16 bits. After the shift, bits 15 and 14 both hold the sign; bit 14
+// must become 1 for the NaN codes (0x7f, 0xff: e4m3 has no infinities), whose exponent and
+// mantissa bits are all ones, so that the f16 exponent is all ones too, and 0 for every other
+// code. Adding 1 below the mantissa carries into bit 14 exactly for those codes (for a negative
+// one, out of bits 14 and 15), so bit 14 of the sum is the sign XOR "is NaN", and XOR-ing it
+// into t leaves "is NaN": three operations where a compare and a select take four.
 inline vu16 e4m3_f16_bits(vu16 s) {
   const vu16 t = s << 7;
-  const vu16 nan = vu16((t & 0x3f80u) == 0x3f80u);
-  return (t & 0xbfffu) | (nan & 0x7e00u);
+  return t ^ ((t + 0x80u) & 0x4000u);
 }
 
 inline vfloat load_vec(const E4m3* p) {
