@@ -122,8 +122,9 @@ constexpr float kE4m3LoadUnit = 256.0f;
 // code. Adding 1 below the mantissa carries into bit 14 exactly for those codes (for a negative
 // one, out of bits 14 and 15), so bit 14 of the sum is the sign XOR "is NaN", and XOR-ing it
 // into t leaves "is NaN": three operations where a compare and a select take four.
-inline vu16 e4m3_f16_bits(vu16 s) {
-  const vu16 t = s << 7;
+template <class V>  // unsigned 16-bit lanes
+inline V e4m3_f16_bits(V s) {
+  const V t = s << 7;
   return t ^ ((t + 0x80u) & 0x4000u);
 }
 
@@ -283,16 +284,31 @@ inline vfloat transpose_sum16(const vfloat (&x)[16]) {
                                  31);
 }
 
-template <int G, int TT>
-inline void bf16_scores(const Bf16* q, float qscale, int D, const Bf16* k, std::ptrdiff_t stride,
+// 32 K elements as bf16 pairs: stored, or e4m3 widened exactly (through f16 and f32: e4m3's
+// 3-bit mantissas and every exponent, subnormals included, fit bf16).
+inline __m512bh load_bf16x32(const Bf16* p) {
+  return reinterpret_cast<__m512bh>(_mm512_loadu_si512(p));
+}
+inline __m512bh load_bf16x32(const E4m3* p) {
+  using vu16x32 = std::uint16_t __attribute__((vector_size(64)));
+  const vu16x32 h = e4m3_f16_bits(reinterpret_cast<vu16x32>(
+      _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)))));
+  vu16 lo, hi;
+  std::memcpy(&lo, &h, sizeof lo);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&h) + sizeof lo, sizeof hi);
+  return _mm512_cvtne2ps_pbh(reinterpret_cast<__m512>(widen_f16(hi)),
+                             reinterpret_cast<__m512>(widen_f16(lo)));
+}
+
+template <int G, int TT, class Kt>
+inline void bf16_scores(const Bf16* q, float qscale, int D, const Kt* k, std::ptrdiff_t stride,
                         int t, float (*s)[kChunk]) {
   __m512 a[TT][G];
   for (int r = 0; r < TT; ++r)
     for (int g = 0; g < G; ++g) a[r][g] = _mm512_setzero_ps();
   for (int i = 0; i < D; i += 32) {
     __m512bh kv[TT];
-    for (int r = 0; r < TT; ++r)
-      kv[r] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(k + (t + r) * stride + i));
+    for (int r = 0; r < TT; ++r) kv[r] = load_bf16x32(k + (t + r) * stride + i);
     for (int g = 0; g < G; ++g) {
       const auto qv = reinterpret_cast<__m512bh>(_mm512_loadu_si512(q + g * D + i));
       for (int r = 0; r < TT; ++r) a[r][g] = _mm512_dpbf16_ps(a[r][g], qv, kv[r]);
@@ -413,7 +429,7 @@ template <class T>
 struct QueryTile {
   const float* scaled;  // [G, D]
   const T* stored;      // [G, D]
-  float scale;
+  float scale;          // of the stored values: log2(e)/sqrt(D) times the K scale
 };
 
 // Folds n <= kChunk rows (row i at k + i*stride, likewise v) into the state of G heads.
@@ -456,6 +472,17 @@ void attend_rows(const QueryTile<Q>& q, int D, const T* k, const T* v, std::ptrd
     if (D % 8 == 0) {
       for (; t + TT <= n; t += TT) bfdot_scores<G, TT>(q.stored, q.scale, D, k, stride, t, s);
       for (; t < n; ++t) bfdot_scores<G, 1>(q.stored, q.scale, D, k, stride, t, s);
+    }
+  }
+#endif
+#if defined(__AVX512BF16__)
+  // e4m3 K under bf16 queries: q.k through vdpbf16ps as for bf16 K, half the FMAs of f32 (V is
+  // widened to f32 below, so the accumulators keep the natural order).
+  if constexpr (std::is_same_v<Q, Bf16> && std::is_same_v<T, E4m3>) {
+    if (D % 32 == 0) {
+      constexpr int TT2 = 16 % G == 0 ? 16 / G : std::max(1, (kRegisters - 2 - G) / G);
+      for (; t + TT2 <= n; t += TT2) bf16_scores<G, TT2>(q.stored, q.scale, D, k, stride, t, s);
+      for (; t < n; ++t) bf16_scores<G, 1>(q.stored, q.scale, D, k, stride, t, s);
     }
   }
 #endif
@@ -622,7 +649,7 @@ void attend_all(const ReadInputs& h, std::byte* out, int threads, MakeRows make_
               HeadState<G> hs{st.m.data() + hq, st.l.data() + hq,
                               st.acc.data() + std::size_t(hq) * D};
               const QueryTile<Q> qt{qs.data() + std::size_t(hq) * D, q + (first_q + hq) * D,
-                                    qscale};
+                                    qscale * kv_scale};
               attend_rows<Q, T, G>(qt, D, k + head_off, v + head_off,
                                    std::ptrdiff_t(sh.kv_heads) * D, n, hs, pq);
             }
