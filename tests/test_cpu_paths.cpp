@@ -148,6 +148,27 @@ TEST_CASE("the kernels widen every e4m3 code exactly, subnormals, zeros and NaN 
     }
 }
 
+TEST_CASE("the kernels widen every e4m3 code exactly to bf16 for bf16 q.k, NaN included") {
+  std::vector<std::uint8_t> codes(512);
+  for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = std::uint8_t(i);
+  for (std::size_t first : {0, 1}) {
+    CAPTURE(first);
+    const std::size_t n = codes.size() - first;
+    std::vector<std::uint16_t> got(n);
+    cpu::widen_e4m3_to_bf16(codes.data() + first, n, got.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint8_t code = codes[first + i];
+      CAPTURE(int(code));
+      const float want = e4m3_bits_to_float(code);
+      const float x = bf16_bits_to_float(got[i]) * 256.0f;  // exact: a power of two
+      if (std::isnan(want))
+        CHECK(std::isnan(x));
+      else
+        CHECK(std::bit_cast<std::uint32_t>(x) == std::bit_cast<std::uint32_t>(want));
+    }
+  }
+}
+
 TEST_CASE("both CPU paths handle a head dim that is not a multiple of the vector width") {
   const auto backend = make_cpu_backend(2);
   for (DType t : {DType::f32, DType::f16, DType::bf16})

@@ -770,6 +770,18 @@ void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out) {
   for (; i < n; ++i) out[i] = scalar_f32(p[i]) * kE4m3LoadUnit;
 }
 
+void widen_e4m3_to_bf16(const std::uint8_t* codes, std::size_t n, std::uint16_t* out) {
+  const auto* p = reinterpret_cast<const E4m3*>(codes);
+  std::size_t i = 0;
+#if defined(__AVX512BF16__)
+  for (; i + 32 <= n; i += 32) {
+    const __m512bh v = load_bf16x32(p + i);
+    std::memcpy(out + i, &v, sizeof v);
+  }
+#endif
+  for (; i < n; ++i) out[i] = float_to_bf16_bits(scalar_f32(p[i]));
+}
+
 void fused_read(const ReadInputs& h, std::byte* out, int threads) {
   with_types(h.workload,
              [&](auto q, auto kv) { fused_typed<decltype(q), decltype(kv)>(h, out, threads); });

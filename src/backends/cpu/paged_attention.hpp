@@ -83,6 +83,9 @@ std::string_view instruction_set();
 // The kernels' own widening of e4m3 codes to f32 (exact, NaN codes to NaN), n of them, as
 // the copy instruction_set() names runs it: exposed so that a test checks every code.
 void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out);
+// The same to bf16 bits of the value / 256 (the kernels fold the 256 into the scales), as the
+// AVX512-BF16 copy feeds q.k for bf16 queries; the other copies convert one code at a time.
+void widen_e4m3_to_bf16(const std::uint8_t* codes, std::size_t n, std::uint16_t* out);
 
 // The per-instruction-set copies the two functions above dispatch to (paged_attention.cpp is
 // compiled once per namespace). Tests call the baseline copy directly, so it is checked on
@@ -92,6 +95,7 @@ void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out);
   void fused_read(const ReadInputs& in, std::byte* out, int threads);                      \
   void gather_read(const ReadInputs& in, std::byte* out, GatherWorkspace ws, int threads); \
   void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out);                   \
+  void widen_e4m3_to_bf16(const std::uint8_t* codes, std::size_t n, std::uint16_t* out);   \
   }
 READBENCH_DECLARE_CPU_READS(baseline)
 READBENCH_DECLARE_CPU_READS(avx512)

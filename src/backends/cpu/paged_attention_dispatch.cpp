@@ -104,4 +104,14 @@ void widen_e4m3(const std::uint8_t* codes, std::size_t n, float* out) {
   baseline::widen_e4m3(codes, n, out);
 }
 
+void widen_e4m3_to_bf16(const std::uint8_t* codes, std::size_t n, std::uint16_t* out) {
+#if defined(READBENCH_HAVE_AVX512_KERNELS)
+  if (instruction_set() == "avx512") return avx512::widen_e4m3_to_bf16(codes, n, out);
+#endif
+#if defined(READBENCH_HAVE_ARM_BF16_KERNELS)
+  if (instruction_set() == "arm-bf16") return arm_bf16::widen_e4m3_to_bf16(codes, n, out);
+#endif
+  baseline::widen_e4m3_to_bf16(codes, n, out);
+}
+
 }  // namespace readbench::cpu
