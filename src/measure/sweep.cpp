@@ -32,14 +32,13 @@ std::int64_t pool_bytes_per_replica(Workload w) {
   return 2 * w.pool_elements() * std::int64_t(element_size(w.kv_dtype()));
 }
 
-// Replicas within the pool budget (8 GiB of K/V pools), at most 256.
+}  // namespace
+
 int max_replicas(const Workload& w) {
   constexpr double kPoolBudget = 8.0 * (1ll << 30);
   const auto per_replica = std::max<std::int64_t>(pool_bytes_per_replica(w), 1);
   return int(std::clamp(std::floor(kPoolBudget / double(per_replica)), 1.0, 256.0));
 }
-
-}  // namespace
 
 int cold_replicas(const Workload& w, std::int64_t cache_bytes, double resolution_s,
                   double read_gbps) {
