@@ -396,19 +396,31 @@ AbReport ab_report_from_json(const nlohmann::json& j, const std::string& source)
     if (stored != computed) rd.fail(where + ".verdict", "is " + stored + " but its pairs give " + computed);
     if (!p.comparison) continue;
     const PairedComparison& c = *p.comparison;
-    const auto check_number = [&](const char* key, const std::optional<double>& v) {
-      const auto& f = rd.at(pj, where, key);
+    const auto check_number = [&](const nlohmann::json& obj, const std::string& at, const char* key,
+                                  const std::optional<double>& v) {
+      const auto& f = rd.at(obj, at, key);
       const bool ok = v ? f.is_number() && close(f.get<double>(), *v) : f.is_null();
-      if (!ok) rd.fail(where + "." + key, "is " + f.dump() + " but its pairs give " + (v ? strprintf("%.17g", *v) : "null"));
+      if (!ok) rd.fail(at + "." + key, "is " + f.dump() + " but its pairs give " + (v ? strprintf("%.17g", *v) : "null"));
     };
-    check_number("fit_from", c.fit_from);
-    check_number("delta_p", c.delta_p);
-    check_number("cost_ratio", c.cost_ratio);
-    for (const auto& [key, v] : {std::pair{"delta_p_ci95", c.delta_p_ci95}, std::pair{"cost_ratio_ci95", c.cost_ratio_ci95}}) {
-      const auto stored_ci = rd.interval(pj, where, key);
+    const auto check_interval = [&](const nlohmann::json& obj, const std::string& at, const char* key,
+                                    const std::optional<Interval>& v) {
+      const auto stored_ci = rd.interval(obj, at, key);
       const bool ok = stored_ci.has_value() == v.has_value() &&
                       (!v || (close(stored_ci->low, v->low) && close(stored_ci->high, v->high)));
-      if (!ok) rd.fail(where + "." + key, "is not the interval its pairs give");
+      if (!ok) rd.fail(at + "." + key, "is not the interval its pairs give");
+    };
+    check_number(pj, where, "fit_from", c.fit_from);
+    check_number(pj, where, "delta_p", c.delta_p);
+    check_number(pj, where, "cost_ratio", c.cost_ratio);
+    check_interval(pj, where, "delta_p_ci95", c.delta_p_ci95);
+    check_interval(pj, where, "cost_ratio_ci95", c.cost_ratio_ci95);
+    for (std::size_t k = 0; k < c.lengths.size(); ++k) {
+      const std::string lw = where + ".lengths[" + std::to_string(k) + "]";
+      const auto& lj = pj["lengths"][k];
+      check_number(lj, lw, "ratio", c.lengths[k].ratio);
+      check_number(lj, lw, "base_s", c.lengths[k].base_s);
+      check_number(lj, lw, "head_s", c.lengths[k].head_s);
+      check_interval(lj, lw, "ci95", c.lengths[k].ci95);
     }
   }
   if (rd.text(ab, "ab", "verdict") != to_string(r.verdict()))
