@@ -334,7 +334,7 @@ fi
 
 # A version 3 report (written before plugins and sampling rounds) is still read; version 2 is
 # refused, naming the versions this build reads.
-V3="$(dirname "$SCHEMA")/../bench/h200/results/run11-fp8/bf16-b32.json"
+V3="$HERE/fixtures/report-v3-h200-fp8.json"
 expect_ok "fit reads a version 3 report" "$BIN" fit --json v3fit.json "$V3"
 expect_json "a version 3 report's fits carry fixed and marginal costs" v3fit.json \
   'all(x["fit"]["marginal_s"] > 0 and "fixed_s" in x["fit"] for x in r)'
@@ -342,12 +342,12 @@ expect_ok "check reads version 3 reports" "$BIN" check "$V3" --baseline "$V3"
 # A version 5 report was judged by the share alone: its gather, whose cost per token rises 1.7x
 # over its fitted lengths as the copy outgrows the cache, is read back as "reached"; fitted
 # again now, the same points are not at their asymptote.
-V5="$(dirname "$SCHEMA")/../bench/gate/results/4ec4d71-five/quiet-1.json"
+V5="$HERE/fixtures/report-v5-cpu.json"
 expect_ok "check reads a version 5 report judged by the share alone" "$BIN" check "$V5" --baseline "$V5"
 expect_ok "fit refits a version 5 report by the settling rule" "$BIN" fit --json v5fit.json "$V5"
 expect_json "the refit gather is not at its asymptote, the cost per token rising" v5fit.json \
   'any(x["path"] == "gather" and not x["fit"]["asymptote_reached"] and x["fit"]["cost_rise"] > 1.25 for x in r)'
-V2="$(dirname "$SCHEMA")/../bench/cpu/13af518/repeat5/run1.json"
+V2="$HERE/fixtures/report-v2-cpu.json"
 expect_usage_error "a version 2 report is refused" "$BIN" fit "$V2"
 grep -q 'schema_version 2 is not one this readbench reads (3 to 6)' "$WORK/err" &&
   pass "the refusal names the version and those read" ||
