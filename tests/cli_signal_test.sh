@@ -3,7 +3,7 @@
 # of what was measured, reports written and marked incomplete (valid against the schema), no
 # temporary files left, a second signal exiting at once, and `check` refusing the incomplete
 # report (exit 4) unless --allow incomplete. Also prints the time from SIGINT to exit over a few
-# tries (bench/signal_latency.sh measures more); asserts only a generous bound on it.
+# tries (tools/signal_latency.sh measures more); asserts only a generous bound on it.
 #
 # usage: cli_signal_test.sh READBENCH_BINARY SCHEMA
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
