@@ -190,8 +190,13 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
     out.verdict = AbVerdict::pass;
 
   const auto ci_text = [](const std::optional<Interval>& ci, int digits) {
-    return ci ? "[" + fixed(ci->low, digits) + ", " + fixed(ci->high, digits) + "]"
-              : std::string("(no CI)");
+    if (!ci) return std::string("(no CI)");
+    std::string out(1, '[');  // appended piece by piece: GCC 12 warns falsely on "[" + string
+    out += fixed(ci->low, digits);
+    out += ", ";
+    out += fixed(ci->high, digits);
+    out += ']';
+    return out;
   };
   const std::string dp_text = "delta p " + ci_text(out.delta_p_ci95, 3) + " against +" +
                               fixed(thresholds.tolerance, 3);

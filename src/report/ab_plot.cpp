@@ -84,10 +84,19 @@ std::string plot_ab_svg(const AbReport& r) {
                  top - 14, svg_escaped(std::string(to_string(ab.verdict()))).c_str())
     << strprintf("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
                  kLeft, top, kW, kH);
+  // Five labelled ticks; the line of equality and the cost bound named at their right ends.
+  for (int i = 0; i <= 4; ++i) {
+    const double v = lo + (hi - lo) * i / 4;
+    o << strprintf("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3f</text>\n",
+                   kLeft - 4, kLeft, y(v), y(v), kLeft - 6, y(v) + 4, v);
+  }
   for (const double v : {1.0, ab.config.thresholds.max_cost_ratio})
     o << strprintf("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"4 3\"/>\n"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n",
-                   kLeft, kLeft + kW, y(v), y(v), v == 1.0 ? "#888" : "#c00", kLeft - 6, y(v) + 4, v);
+                   "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n",
+                   kLeft, kLeft + kW, y(v), y(v), v == 1.0 ? "#888" : "#c00", kLeft + kW + 6,
+                   y(v) + (v == 1.0 ? 12 : -2), v == 1.0 ? "#555" : "#c00",
+                   v == 1.0 ? "equal" : strprintf("cost bound %.3g", v).c_str());
   for (double len = lo_len; len <= hi_len * 1.0001; len *= 4)
     o << strprintf("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n", x(len), top + kH + 16, len);
   o << strprintf("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">history length L (tokens)</text>\n",

@@ -218,6 +218,9 @@ std::string Report::incompleteness() const {
 
 Report report_from_json(const json& j, const std::string& source) {
   const Reader r(source);
+  if (j.is_object() && j.contains("ab") && !j.contains("results"))
+    throw InputError(printable(source) +
+                     " is an ab report (readbench ab): check, plot, export and compare read it");
   if (!j.is_object() || !j.contains("results"))
     throw InputError(source + ": not a readbench report (no 'results')");
   const json& version_field = r.field(j, "report", "schema_version");
