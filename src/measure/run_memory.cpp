@@ -105,12 +105,12 @@ void keep_larger(MemoryPeak& peak, std::int64_t bytes, const std::string& when) 
   if (bytes > peak.bytes) peak = {bytes, when};
 }
 
-// Whether the ceilings measured after sampling rounds find `grid`'s step k prepared: rounds walk
-// the grid back and forth and end on its last length after an odd number of rounds, on its
-// first after an even one; ceilings come after every round from the second.
+// Whether a ceiling may be measured while `grid`'s step k is prepared: after the sweep, on the
+// last length where no later round was taken (one round, or a contended or out-of-budget
+// sweep), else where the rounds ended; the rounds walk the grid back and forth, so the second
+// ends on the first length.
 bool held_at_ceiling(std::size_t k, std::size_t steps, int rounds) {
-  const bool last = k + 1 == steps, first = k == 0;
-  return (last && (rounds == 1 || rounds >= 3)) || (first && rounds >= 2);
+  return k + 1 == steps || (k == 0 && rounds >= 2);
 }
 
 // The moments of one grid workload: built, then held (and measured beside when `ceiling`).

@@ -14,8 +14,8 @@
 namespace readbench {
 
 // Host bytes of a readbench process beside the buffers counted here (code, libraries, thread
-// stacks, the heap), measured on a run of the smallest shape: 30 to 35 MiB on x86-64 Linux.
-inline constexpr std::int64_t kProcessBaseBytes = std::int64_t(40) << 20;
+// stacks, the heap): peaks measured 6.3 MiB over the buffers on x86-64 Linux (docs/memory.md).
+inline constexpr std::int64_t kProcessBaseBytes = std::int64_t(8) << 20;
 
 // The most host memory a run may take: four fifths of `memory_bytes` (this machine's memory,
 // or what was available when an auto grid's backend opened), the rest left to the system.
