@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "measure/run_memory.hpp"
+#include "plugins/plugin.hpp"
 
 using namespace readbench;
 
@@ -43,6 +44,7 @@ std::pair<std::int64_t, std::string> measure(const std::vector<std::string>& arg
   std::vector<char*> argv;
   for (std::string& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::fflush(stdout);  // else the child writes this process's buffered lines again
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -99,7 +101,16 @@ std::vector<std::string> args_of(const SweepConfig& c) {
                              "--cache",      c.sampling.cache == CacheState::hot ? "hot" : "cold",
                              "--rounds",     std::to_string(*c.rounds)};
   if (c.kv_storage) a.insert(a.end(), {"--kv-dtype", std::string(to_string(*c.kv_storage))});
+  for (const auto& plugin : c.plugins) a.insert(a.end(), {"--plugin", plugin->file()});
   return a;
+}
+
+// A plugin that takes head-major pools only, beside the fused path: the pools are copied.
+SweepConfig hnd_plugin_run() {
+  SweepConfig c = config({65536}, {Path::fused}, 1, 16, DType::bf16, {}, CacheState::hot);
+  c.plugins = load_plugins({READBENCH_TEST_PLUGIN_DIR "/libfaulty_hnd_only.so"});
+  c.paths.push_back(Path::of_plugin(c.plugins.front()->name()));
+  return c;
 }
 
 }  // namespace
@@ -111,7 +122,7 @@ TEST_CASE("the memory model is within 10% of the peak resident memory of real ru
       {"bf16 both hot", config({16384, 65536}, {g, f}, 1, 16, DType::bf16, {}, hot)},
       {"bf16 fused hot", config({16384, 65536}, {f}, 1, 16, DType::bf16, {}, hot)},
       {"bf16 gather hot", config({65536}, {g}, 1, 16, DType::bf16, {}, hot)},
-      {"f32 both hot B=2 S=32", config({4096, 32768}, {g, f}, 2, 32, DType::f32, {}, hot)},
+      {"f32 both hot B=2 S=32", config({4096, 16384}, {g, f}, 2, 32, DType::f32, {}, hot)},
       {"fp8 K/V both hot", config({131072}, {g, f}, 1, 16, DType::bf16, DType::e4m3, hot)},
       {"f16 both hot B=4 S=64", config({16384}, {g, f}, 4, 64, DType::f16, {}, hot)},
       {"bf16 both cold", config({16384, 65536}, {g, f}, 1, 16, DType::bf16, {}, cold)},
@@ -120,7 +131,9 @@ TEST_CASE("the memory model is within 10% of the peak resident memory of real ru
       {"bf16 both hot B=3 S=256", config({1000, 20000}, {g, f}, 3, 256, DType::bf16, {}, hot)},
       {"f32 fused hot Hkv=2", config({262144}, {f}, 1, 16, DType::f32, {}, hot, 2)},
       {"f16 gather cold B=2 S=128", config({32768}, {g}, 2, 128, DType::f16, {}, cold)},
-      {"bf16 fused hot S=1024", config({1024, 100000}, {f}, 2, 1024, DType::bf16, {}, hot)},
+      {"bf16 fused hot S=1024", config({1024, 100000}, {f}, 1, 1024, DType::bf16, {}, hot)},
+      {"bf16 both hot short", config({16, 1024}, {g, f}, 1, 16, DType::bf16, {}, hot)},
+      {"bf16 head-major plugin hot", hnd_plugin_run()},
   };
   std::printf("%-28s %14s %14s %7s\n", "shape", "model bytes", "measured peak", "ratio");
   for (const auto& [name, c] : shapes) {
