@@ -107,7 +107,7 @@ std::vector<std::string> args_of(const SweepConfig& c) {
 
 // A plugin that takes head-major pools only, beside the fused path: the pools are copied.
 SweepConfig hnd_plugin_run() {
-  SweepConfig c = config({65536}, {Path::fused}, 1, 16, DType::bf16, {}, CacheState::hot);
+  SweepConfig c = config({32768}, {Path::fused}, 1, 16, DType::f32, {}, CacheState::hot);
   c.plugins = load_plugins({READBENCH_TEST_PLUGIN_DIR "/libfaulty_hnd_only.so"});
   c.paths.push_back(Path::of_plugin(c.plugins.front()->name()));
   return c;
@@ -133,7 +133,7 @@ TEST_CASE("the memory model is within 10% of the peak resident memory of real ru
       {"f16 gather cold B=2 S=128", config({32768}, {g}, 2, 128, DType::f16, {}, cold)},
       {"bf16 fused hot S=1024", config({1024, 100000}, {f}, 1, 1024, DType::bf16, {}, hot)},
       {"bf16 both hot short", config({16, 1024}, {g, f}, 1, 16, DType::bf16, {}, hot)},
-      {"bf16 head-major plugin hot", hnd_plugin_run()},
+      {"f32 head-major plugin hot", hnd_plugin_run()},
   };
   std::printf("%-28s %14s %14s %7s\n", "shape", "model bytes", "measured peak", "ratio");
   for (const auto& [name, c] : shapes) {
