@@ -164,4 +164,14 @@ expect_refused "a points element with a duplicate key" "duplicate key \"seconds\
 printf '[{"length": 1e400, "seconds": 1e-6}]' >len_points.json
 expect_refused "a points length of 1e400" "[0].length|number overflow" "$BIN" fit len_points.json
 
+# Memory counted before it is taken: a block far past the history (whole blocks of 2^20 tokens
+# would take gigabytes at L=64), and a run past any machine's memory, refused before anything is
+# allocated; under a 2 GB address-space limit so that a regression fails instead of swapping.
+expect_refused "a block size past the longest length" "--block-size 1048576|longest length, 64" \
+  bash -c 'ulimit -v 2000000; exec "$0" "$@"' "$BIN" run --backend cpu -L 16,64 --budget 0.02 \
+  --rounds 1 --block-size 1048576
+expect_refused "a run past this machine's memory" "bytes of host memory" \
+  bash -c 'ulimit -v 2000000; exec "$0" "$@"' "$BIN" run --backend cpu -L 1048576 -b 100000 \
+  --budget 0.02 --rounds 1
+
 cli_summary
