@@ -478,7 +478,14 @@ r = json.load(open(sys.argv[1]))
 r["results"] = [x for x in r["results"] if x["backend"] != "cpu"]
 json.dump(r, open("no_cpu.json", "w"))
 EOF2
-expect_usage_error "check with nothing comparable" "$BIN" check no_cpu.json --baseline out.json
+# The baseline's cpu rows missing from the report: regressions, unless --allow-missing, which
+# leaves nothing to compare.
+run "$BIN" check no_cpu.json --baseline out.json
+[ "$rc" -eq 1 ] && grep -q 'missing from the current report' "$WORK/out" &&
+  pass "check with the baseline's rows missing fails" ||
+  fail "check with the baseline's rows missing fails" "exit $rc: $(first_err)"
+expect_usage_error "check with nothing comparable" "$BIN" check no_cpu.json --baseline out.json \
+  --allow-missing
 grep -q 'nothing to compare' "$WORK/err" && pass "check with nothing comparable says so" ||
   fail "check with nothing comparable says so" "$(first_err)"
 expect_usage_error "check a missing baseline" "$BIN" check out.json --baseline does-not-exist.json
