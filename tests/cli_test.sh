@@ -133,6 +133,8 @@ import json, subprocess
 def refit(r):
     stat = "min_s" if r["config"]["statistic"] == "min" else "median_s"
     for x in r["results"]:
+        for p in x["points"]:  # readers refuse a GB/s that is not the bytes over the time
+            p["gbps"] = p["bytes"] / p[stat] / 1e9
         if not x["points"] or x["fit"] is None:
             continue
         pts = [{"length": p["length"], "seconds": p[stat]} for p in x["points"]]
@@ -398,7 +400,7 @@ fi
 run "$BIN" run --backend cpu --sweep-budget 0.001 --json nobudget.json
 [ "$rc" -eq 2 ] &&
   grep -q '^readbench: nothing was measured: every grid stopped at a bound before its first length' "$WORK/err" &&
-  "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if all(x["grid"]["stop"] == "sweep_budget" and not x["points"] for x in r["results"]) else 1)' nobudget.json &&
+  "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if all(x["grid"]["stop"] == "sweep_budget" and not x["points"] and "was not started" in x["grid"]["reason"] and "about 0 s" not in x["grid"]["reason"] for x in r["results"]) else 1)' nobudget.json &&
   pass "run whose sweep budget ends before any length: report written, exit 2" ||
   fail "run whose sweep budget ends before any length: report written, exit 2" "exit $rc: $(first_err)"
 
@@ -654,7 +656,14 @@ r = json.load(open(sys.argv[1]))
 r["results"] = [x for x in r["results"] if x["backend"] != "cpu"]
 json.dump(r, open("no_cpu.json", "w"))
 EOF2
-expect_usage_error "check with nothing comparable" "$BIN" check no_cpu.json --baseline out.json
+# The baseline's cpu rows missing from the report: regressions, unless --allow-missing, which
+# leaves nothing to compare.
+run "$BIN" check no_cpu.json --baseline out.json
+[ "$rc" -eq 1 ] && grep -q 'missing from the current report' "$WORK/out" &&
+  pass "check with the baseline's rows missing fails" ||
+  fail "check with the baseline's rows missing fails" "exit $rc: $(first_err)"
+expect_usage_error "check with nothing comparable" "$BIN" check no_cpu.json --baseline out.json \
+  --allow-missing
 grep -q 'nothing to compare' "$WORK/err" && pass "check with nothing comparable says so" ||
   fail "check with nothing comparable says so" "$(first_err)"
 expect_usage_error "check a missing baseline" "$BIN" check out.json --baseline does-not-exist.json

@@ -23,6 +23,7 @@ struct CheckCommandOptions {
   double max_cost_ratio = 0;
   const CLI::Option* max_cost_ratio_given = nullptr;
   const CLI::Option* tolerance_given = nullptr;
+  const CLI::Option* allow_given = nullptr;
 };
 
 // An ab report is gated on its own pairs: its verdict, again under the thresholds given.
@@ -54,7 +55,7 @@ int check_ab(const CheckCommandOptions& o, AbReport ab) {
 int run(CheckCommandOptions& o) {
   // Every option is checked before anything is read or written.
   if (o.max_cost_ratio_given->count() > 0) o.check.max_cost_ratio = o.max_cost_ratio;
-  o.check.allow = parse_allowances(o.allow);
+  if (o.allow_given->count() > 0) o.check.allow = parse_allowances(o.allow);
   validate(o.check);
   if (o.report == "-" && o.baseline == "-")
     throw InputError("the report and --baseline cannot both be stdin");
@@ -102,9 +103,10 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "  - with --max-cost-ratio R, current / baseline marginal cost per token above R.\n"
       "Rows whose configurations differ (workload, statistic, GPU model, how a GPU's calls\n"
       "were launched) are refused, naming the difference, unless --allow-config-mismatch.\n"
-      "Also a regression: a path ok in the baseline and failed in the report (it broke).\n"
-      "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present in\n"
-      "only one report, or without a fit on either side.\n"
+      "Also a regression: a path ok in the baseline and failed in the report (it broke), and\n"
+      "a backend/path of the baseline missing from the report, unless --allow-missing.\n"
+      "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present\n"
+      "only in the report, or without a fit on either side.\n"
       "Prints a markdown table (for $GITHUB_STEP_SUMMARY) and a one-line summary.\n"
       "An incomplete report (a run stopped by a signal) is not judged unless --allow\n"
       "incomplete, nor a contended one (a busy machine's) unless --allow contended.\n"
@@ -131,14 +133,18 @@ void setup_check_command(CLI::App& app, int& exit_code) {
                       "Also fail when current / baseline marginal cost per token exceeds this "
                       "(> 0; off by default: costs only compare on one machine)")
           ->check(finite_number(NumberBound::positive));
-  sub->add_option("--allow", o->allow,
-                  "Judge anyway what is otherwise refused (exit 4), comma-separated: incomplete "
-                  "(a report of a run a signal stopped), contended");
+  o->allow_given = sub->add_option(
+      "--allow", o->allow,
+      "Judge anyway what is otherwise refused (exit 4), comma-separated: incomplete "
+      "(a report of a run a signal stopped), contended");
   sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)")
       ->check(output_path());
   sub->add_flag("--allow-config-mismatch", o->check.allow_config_mismatch,
                 "Judge rows whose configurations differ (workload, statistic, GPU model, "
                 "launch) instead of refusing them");
+  sub->add_flag("--allow-missing", o->check.allow_missing,
+                "Skip a backend/path of the baseline that the current report lacks, instead "
+                "of counting it a regression");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

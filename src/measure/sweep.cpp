@@ -161,8 +161,13 @@ struct GridBounds {
     const double next = kAutoLengthFactor * last_length_s;
     if (spent + next > c.sweep_budget_s)
       return std::pair{GridStop::sweep_budget,
-                       at + " would take about " + fmt(next) + " s more after " + fmt(spent) +
-                           " s, past --sweep-budget " + fmt(c.sweep_budget_s) + " s"};
+                       // Before the first length there is no estimate, only what the ceilings took.
+                       last_length_s > 0
+                           ? at + " would take about " + fmt(next) + " s more after " + fmt(spent) +
+                                 " s, past --sweep-budget " + fmt(c.sweep_budget_s) + " s"
+                           : at + " was not started: " + fmt(spent) +
+                                 " s were spent before the first length, past --sweep-budget " +
+                                 fmt(c.sweep_budget_s) + " s"};
     return memory_stop(backend, w);
   }
 
