@@ -164,4 +164,80 @@ expect_refused "a points element with a duplicate key" "duplicate key \"seconds\
 printf '[{"length": 1e400, "seconds": 1e-6}]' >len_points.json
 expect_refused "a points length of 1e400" "[0].length|number overflow" "$BIN" fit len_points.json
 
+# Memory counted before it is taken: a block far past the history (whole blocks of 2^20 tokens
+# would take gigabytes at L=64), and a run past any machine's memory, refused before anything is
+# allocated; under a 2 GB address-space limit so that a regression fails instead of swapping.
+expect_refused "a block size past the longest length" "--block-size 1048576|longest length, 64" \
+  bash -c 'ulimit -v 2000000; exec "$0" "$@"' "$BIN" run --backend cpu -L 16,64 --budget 0.02 \
+  --rounds 1 --block-size 1048576
+expect_refused "a run past this machine's memory" "bytes of host memory" \
+  bash -c 'ulimit -v 2000000; exec "$0" "$@"' "$BIN" run --backend cpu -L 1048576 -b 100000 \
+  --budget 0.02 --rounds 1
+
+# --- a report edited so that the gate cannot see a path ---------------------------------------
+jedit() {  # OUT PYTHON-STATEMENTS-ON-REPORT-r
+  /usr/bin/python3 -c "import json,sys; r=json.load(open('r.json')); $2; json.dump(r, open(sys.argv[1],'w'))" "$1"
+}
+jedit nofit.json 'x=r["results"][0]; x["fit"]=None; x["fit_error"]="edited away"'
+for cmd in "check nofit.json --baseline r.json" "fit nofit.json" "plot nofit.json -o p.svg" \
+  "export --format bmf nofit.json" "compare r.json nofit.json"; do
+  # shellcheck disable=SC2086
+  expect_refused "$cmd: points but their fit removed" \
+    "nofit.json|results[0].fit is null|cpu/fused give one" "$BIN" $cmd
+done
+jedit unavail.json 'x=r["results"][0]; x["status"]="unavailable"; x["reason"]="no"'
+expect_refused "check: points under status unavailable" \
+  "unavail.json|results[0].points|status is unavailable" "$BIN" check unavail.json --baseline r.json
+jedit gbps.json 'r["results"][0]["points"][0]["gbps"]=1e6'
+expect_refused "export: a forged GB/s" "gbps.json|results[0].points[0].gbps 1000000.0" \
+  "$BIN" export --format bmf gbps.json
+jedit cuda01.json 'x=dict(r["results"][0]); x["backend"]="cuda:01"; r["results"].append(x)'
+expect_refused "a report with backend cuda:01" "cuda01.json|\"cuda:01\" is not cpu, cuda or cuda:N" \
+  "$BIN" plot cuda01.json -o p.svg
+run "$BIN" check r.json --baseline r.json --allow-missing
+[ "$rc" -eq 0 ] && pass "check --allow-missing with every row present passes" ||
+  fail "check --allow-missing with every row present passes" "exit $rc: $(first_err)"
+jedit nofused.json 'r["results"]=[x for x in r["results"] if x["path"]!="fused"]'
+run "$BIN" check nofused.json --baseline r.json
+if [ "$rc" -eq 1 ] && grep -qF "cpu/fused" "$WORK/out" && grep -qF "missing from the current report" "$WORK/out"; then
+  pass "check fails when a baseline row is missing from the report"
+else
+  fail "check fails when a baseline row is missing from the report" "exit $rc: $(first_err)"
+fi
+expect_refused "check --allow-missing with nothing left to compare" "nothing to compare" \
+  "$BIN" check nofused.json --baseline r.json --allow-missing
+
+# --- smaller things said plainly -------------------------------------------------------------
+timeout 60 "$BIN" fit <"$WORK" >"$WORK/out" 2>"$WORK/err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -qF "stdin: it is a directory" "$WORK/err"; then
+  pass "fit < a directory says stdin is a directory"
+else
+  fail "fit < a directory says stdin is a directory" "exit $rc: $(first_err)"
+fi
+expect_refused "run --budget=" "--budget: the value is missing (expected a number, finite > 0)" \
+  "$BIN" run --budget=
+expect_refused "run --budget twice" "--budget is given twice: give it once" \
+  "$BIN" run --budget 1 --budget 2
+expect_refused "run --path all,fused" "--path 'all,fused': all cannot be combined" \
+  "$BIN" run --path all,fused
+printf 'length,seconds\n16,1e-6\n64,-2e-6\n' >negative.csv
+expect_refused "fit: a bad point names the file" "negative.csv: point 2" "$BIN" fit negative.csv
+expect_refused "check --allow ''" "--allow: the value is empty" \
+  "$BIN" check r.json --baseline r.json --allow ''
+expect_refused "verify --dtypes f32,f32" "--dtypes lists f32 twice" \
+  "$BIN" verify --backend cpu --dtypes f32,f32
+expect_refused "run --device 01" "--device '01'" "$BIN" run --device 01
+expect_refused "run --backend cpu --device 5" "--device applies only to the cuda backend" \
+  "$BIN" run --backend cpu --device 5
+expect_refused "verify --backend cpu --device 5" "--device applies only to the cuda backend" \
+  "$BIN" verify --backend cpu --device 5
+printf 'backend,path,length,seconds\n\033[31mcpu,fused,16,1e-6\n\033[31mcpu,fused,64,4e-6\n' >esc.csv
+run "$BIN" fit esc.csv
+if [ "$rc" -eq 0 ] && ! grep -q $'\033' "$WORK/out" && grep -qF '\x1b[31mcpu/fused:' "$WORK/out"; then
+  pass "fit prints a CSV backend's control characters escaped"
+else
+  fail "fit prints a CSV backend's control characters escaped" "exit $rc: $(head -c 200 "$WORK/out")"
+fi
+
 cli_summary

@@ -219,6 +219,29 @@ grep -q 'cpu' "$WORK/out" && pass "run with an unwritable --json prints the tabl
 [ -s small.csv ] && [ ! -e big.json ] && pass "run with an unwritable --json writes the CSV" ||
   fail "run with an unwritable --json writes the CSV" "$(ls)"
 
+# readbench ignores SIGXFSZ itself: with no trap in the shell, a report past `ulimit -f` fails
+# as a write error (exit 3), its temporary file removed and the report it would replace kept.
+cp r.json old.json
+old_sha=$(sha old.json)
+run bash -c 'ulimit -f 3; exec "$@"' _ "$BIN" run "${TINY[@]}" --json old.json
+expect_error "run past the file-size limit exits 3" 3 "cannot write 'old.json': File too large"
+[ "$(sha old.json)" = "$old_sha" ] && pass "run past the file-size limit keeps the old report" ||
+  fail "run past the file-size limit keeps the old report" "old.json changed"
+leftover=$(find . -maxdepth 1 -name '.old.json.*')
+[ -z "$leftover" ] && pass "run past the file-size limit leaves no temporary file" ||
+  fail "run past the file-size limit leaves no temporary file" "$leftover"
+
+# Two outputs that are one file through a link: refused before anything runs, even where the
+# link dangles (its file would be created by the first and replaced by the second).
+mkdir x
+ln -s nx.json x/dang.csv
+refused "run --json x/nx.json --csv a dangling link to it" "--csv 'x/dang.csv'" \
+  "$BIN" run "${TINY[@]}" --json x/nx.json --csv x/dang.csv
+[ ! -e x/nx.json ] && pass "run into one file through a dangling link writes nothing" ||
+  fail "run into one file through a dangling link writes nothing" "x/nx.json exists"
+ln -s dang.csv x/chain.csv
+refused "run --json x/nx.json --csv a chain of links to it" "--csv 'x/chain.csv'" \
+  "$BIN" run "${TINY[@]}" --json x/nx.json --csv x/chain.csv
 
 # A descriptor path naming the file stdout already writes: the report goes through stdout, and
 # the table after it does not write over it.

@@ -3,7 +3,7 @@
 # of what was measured, reports written and marked incomplete (valid against the schema), no
 # temporary files left, a second signal exiting at once, and `check` refusing the incomplete
 # report (exit 4) unless --allow incomplete. Also prints the time from SIGINT to exit over a few
-# tries (bench/signal_latency.sh measures more); asserts only a generous bound on it.
+# tries (tools/signal_latency.sh measures more); asserts only a generous bound on it.
 #
 # usage: cli_signal_test.sh READBENCH_BINARY SCHEMA
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
@@ -44,7 +44,7 @@ none_ignored() { [ -n "$sigign" ] && (((0x$sigign & 0x4003) == 0)); }
 under() { "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))" "$1" "$2"; }
 no_temporaries() { [ -z "$(find . -maxdepth 1 -name '.r.*' -print -quit)" ]; }
 
-SWEEP=(run --backend cpu --lengths 16:4194304:x4 --budget 0.5 --json r.json --csv r.csv)
+SWEEP=(run --backend cpu --lengths 16:262144:x4 --budget 0.5 --json r.json --csv r.csv)
 
 # --- the first signal: stop, report, exit 128+N ------------------------------------------------
 
@@ -85,7 +85,7 @@ check_that "a second SIGINT: no temporary file is left" "$(ls -A)" no_temporarie
 # (signal_run.py kills a command still running 60 s after the first signal).
 rm -f r.json r.csv
 mkfifo pipe
-signal_run 1.5 INT INT 1 -- "$BIN" run --backend cpu --lengths 16:4194304:x4 \
+signal_run 1.5 INT INT 1 -- "$BIN" run --backend cpu --lengths 16:262144:x4 \
   --budget 0.5 --json pipe
 check_that "a second SIGINT while a FIFO waits for its reader: exit 130" "exit $rc" test "$rc" = 130
 check_that "a second SIGINT while a FIFO waits for its reader: exit within 5 s" "took $elapsed s" \

@@ -3,17 +3,20 @@
 # exit codes, one-line errors, reports validated against the JSON Schema by an independent
 # validator (Debian's python3-jsonschema), atomic writes.
 #
-# usage: cli_test.sh READBENCH_BINARY SCHEMA
+# usage: cli_test.sh SECTION READBENCH_BINARY SCHEMA
+# SECTION is one command's checks (help, fit, old-reports, run, run-options, check, verify,
+# compare, export, plot): each is a ctest of its own, so a failure names its command.
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, expect_json, expect_valid_report, cli_summary
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 READBENCH_BINARY SCHEMA" >&2
+if [ $# -ne 3 ]; then
+  echo "usage: $0 SECTION READBENCH_BINARY SCHEMA" >&2
   exit 2
 fi
-BIN=$(realpath "$1")
-SCHEMA=$(realpath "$2")
+SECTION=$1
+BIN=$(realpath "$2")
+SCHEMA=$(realpath "$3")
 HERE=$(cd "$(dirname "$0")" && pwd)
 VALIDATE="$HERE/../scripts/validate_report.py"
 PY=/usr/bin/python3
@@ -116,8 +119,108 @@ fi
 # Small, fast sweep settings shared by the real runs.
 TINY=(--lengths 16,32,64 --budget 0.05 --min-samples 3)
 
-# --- version and help -------------------------------------------------------------------------
+# Points every section reads: a CSV whose fit is linear, a JSON array whose fit is sublinear.
+printf 'length,seconds,note\n16,1e-6,a\n64,4e-6,b\n256,1.6e-5,c\n1024,6.4e-5,d\n' >good.csv
+printf '[{"length": 16, "seconds": 1e-6}, {"length": 64, "seconds": 2e-6},
+  {"length": 256, "seconds": 4e-6}]\n' >good.json
 
+# Report variants change the points; readers refuse a stored fit the points do not give, so
+# each variant's fits are computed again by `readbench fit` from its points.
+# Report variants change the points; readers refuse a stored fit the points do not give, so
+# each variant's fits are computed again by `readbench fit` from its points.
+cat >variants.py <<EOF
+import json, subprocess
+def refit(r):
+    stat = "min_s" if r["config"]["statistic"] == "min" else "median_s"
+    for x in r["results"]:
+        for p in x["points"]:  # readers refuse a GB/s that is not the bytes over the time
+            p["gbps"] = p["bytes"] / p[stat] / 1e9
+        if not x["points"] or x["fit"] is None:
+            continue
+        pts = [{"length": p["length"], "seconds": p[stat]} for p in x["points"]]
+        out = subprocess.run(["$BIN", "fit", "-", "--fit-from", str(x["fit"]["fit_from"]),
+                              "--json", "-"], input=json.dumps(pts), capture_output=True,
+                             text=True, check=True).stdout
+        x["fit"] = json.loads(out)
+    return r
+def affine(x, fixed, marginal):  # a path's times made exactly fixed + marginal * L
+    for q in x["points"]:
+        t = fixed + marginal * q["length"]
+        q["min_s"], q["median_s"] = t, 1.02 * t
+        q["mean_s"], q["max_s"], q["stddev_s"] = 1.03 * t, 1.5 * t, 0.01 * t
+def power_law(x, p):  # a path's times made an exact power law of exponent p through its first
+    first = x["points"][0]
+    for q in x["points"]:
+        scale = (q["length"] / first["length"]) ** p * first["min_s"] / q["min_s"]
+        for key in ("min_s", "median_s", "mean_s", "max_s", "stddev_s"):
+            q[key] *= scale
+EOF
+
+# The report the readers' sections read: the tiny sweep of `run`, fitted over every length
+# (--fit-from 0), so the report variants share three lengths.
+make_report() {
+  expect_ok "a tiny CPU run for the report read here" "$BIN" run --backend cpu "${TINY[@]}" \
+    --fit-from 0 --json out.json --csv out.csv
+}
+
+# The tiny sweeps here run beside other tests and are often contended; the gate refuses to
+# judge a contended report (exit 4), tested in check's section. For the rules themselves,
+# out.json's verdict is set clean and its times made exact lines (2 us fixed; 1 ns per token
+# gathered, 0.5 ns fused), and contended.json is the same report marked contended: at
+# L = 16..64 the measured times are mostly fixed cost and their slope can come out negative on a
+# busy machine, which would leave the cost rules nothing to judge.
+exact_times() {
+"$PY" - out.json <<'EOF'
+import json, sys
+from variants import refit, affine
+r = json.load(open(sys.argv[1]))
+affine(r["results"][0], 2e-6, 1e-9)
+affine(r["results"][1], 2e-6, 0.5e-9)
+r = refit(r)
+r["quality"]["verdict"], r["quality"]["reasons"] = "clean", []
+json.dump(r, open(sys.argv[1], "w"))
+r["quality"]["verdict"], r["quality"]["reasons"] = "contended", ["a test's neighbours"]
+json.dump(r, open("contended.json", "w"))
+EOF
+}
+
+# Variants of out.json for compare and export: another machine, a failed path, nothing timed,
+# other lengths.
+make_variants() {
+"$PY" - out.json <<'EOF'
+import json, sys
+from variants import refit
+r = json.load(open(sys.argv[1]))
+def variant(name, change):
+    v = json.loads(json.dumps(r))
+    change(v)
+    json.dump(refit(v), open(name, "w"))
+def slower(v):  # another machine: every time doubled at L=64, every exponent 0.1 higher
+    v["machine"]["hostname"] = "otherhost"
+    for x in v["results"]:
+        for p in x["points"]:
+            scale = 2 * (p["length"] / 64) ** 0.1
+            for key in ("min_s", "median_s", "mean_s", "max_s", "stddev_s"):
+                p[key] *= scale
+def gather_failed(v):
+    v["results"][0].update(status="failed", reason="out of memory", points=[], fit=None)
+def nothing_timed(v):
+    for x in v["results"]:
+        x.update(status="unavailable", reason="no CUDA device", points=[], fit=None)
+def other_lengths(v):  # the same paths timed at lengths out.json never ran
+    for x in v["results"]:
+        for p in x["points"]:
+            p["length"] *= 1000
+variant("other.json", slower)
+variant("gather_failed.json", gather_failed)
+variant("nothing_timed.json", nothing_timed)
+variant("other_lengths.json", other_lengths)
+EOF
+}
+
+# --- version and help -----------------------------------------------------------------------------
+
+section_help() {
 run "$BIN" --version
 if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "--version"; else
   fail "--version" "exit $rc: $(head -c 200 "$WORK/out")"; fi
@@ -148,13 +251,11 @@ expect_usage_error "unknown option" "$BIN" run --frobnicate
 expect_usage_error "a file name holding a newline is named on one line" "$BIN" fit "$WORK/no"$'\n'"such.csv"
 grep -qF "no\nsuch.csv" "$WORK/err" && pass "the newline in the name is written as \\n" \
   || fail "the newline in the name is written as \\n" "$(first_err)"
+}
 
-# --- fit ------------------------------------------------------------------------------------
+# --- fit ------------------------------------------------------------------------------------------
 
-printf 'length,seconds,note\n16,1e-6,a\n64,4e-6,b\n256,1.6e-5,c\n1024,6.4e-5,d\n' >good.csv
-printf '[{"length": 16, "seconds": 1e-6}, {"length": 64, "seconds": 2e-6},
-  {"length": 256, "seconds": 4e-6}]\n' >good.json
-
+section_fit() {
 expect_ok "fit CSV file" "$BIN" fit good.csv
 grep -q 'regime: linear' "$WORK/out" && pass "fit CSV reads linear" ||
   fail "fit CSV reads linear" "$(head -c 200 "$WORK/out")"
@@ -213,9 +314,36 @@ grep -q "a_directory" "$WORK/err" && pass "fit a directory names it" ||
 IN=empty.csv expect_usage_error "fit empty stdin" "$BIN" fit
 expect_usage_error "fit --fit-from leaving one point" "$BIN" fit --fit-from 1000 good.csv
 expect_usage_error "fit --json into a missing directory" "$BIN" fit --json /nonexistent/fit.json good.csv
+}
 
-# --- run: option validation (fails before any measuring) ------------------------------------------
+# --- reports of earlier schema versions, read by fit and check ------------------------------------
 
+section_old_reports() {
+# A version 3 report (written before plugins and sampling rounds) is still read; version 2 is
+# refused, naming the versions this build reads.
+V3="$HERE/fixtures/report-v3-h200-fp8.json"
+expect_ok "fit reads a version 3 report" "$BIN" fit --json v3fit.json "$V3"
+expect_json "a version 3 report's fits carry fixed and marginal costs" v3fit.json \
+  'all(x["fit"]["marginal_s"] > 0 and "fixed_s" in x["fit"] for x in r)'
+expect_ok "check reads version 3 reports" "$BIN" check "$V3" --baseline "$V3"
+# A version 5 report was judged by the share alone: its gather, whose cost per token rises 1.7x
+# over its fitted lengths as the copy outgrows the cache, is read back as "reached"; fitted
+# again now, the same points are not at their asymptote.
+V5="$HERE/fixtures/report-v5-cpu.json"
+expect_ok "check reads a version 5 report judged by the share alone" "$BIN" check "$V5" --baseline "$V5"
+expect_ok "fit refits a version 5 report by the settling rule" "$BIN" fit --json v5fit.json "$V5"
+expect_json "the refit gather is not at its asymptote, the cost per token rising" v5fit.json \
+  'any(x["path"] == "gather" and not x["fit"]["asymptote_reached"] and x["fit"]["cost_rise"] > 1.25 for x in r)'
+V2="$HERE/fixtures/report-v2-cpu.json"
+expect_usage_error "a version 2 report is refused" "$BIN" fit "$V2"
+grep -q 'schema_version 2 is not one this readbench reads (3 to 6)' "$WORK/err" &&
+  pass "the refusal names the version and those read" ||
+  fail "the refusal names the version and those read" "$(head -c 300 "$WORK/err")"
+}
+
+# --- run: option validation (fails before any measuring), real sweeps, failed runs ----------------
+
+section_run() {
 expect_usage_error "run --batch 0" "$BIN" run --batch 0
 expect_usage_error "run --batch -1" "$BIN" run --batch -1
 expect_usage_error "run --head-dim 0" "$BIN" run --head-dim 0
@@ -272,7 +400,7 @@ fi
 run "$BIN" run --backend cpu --sweep-budget 0.001 --json nobudget.json
 [ "$rc" -eq 2 ] &&
   grep -q '^readbench: nothing was measured: every grid stopped at a bound before its first length' "$WORK/err" &&
-  "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if all(x["grid"]["stop"] == "sweep_budget" and not x["points"] for x in r["results"]) else 1)' nobudget.json &&
+  "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if all(x["grid"]["stop"] == "sweep_budget" and not x["points"] and "was not started" in x["grid"]["reason"] and "about 0 s" not in x["grid"]["reason"] for x in r["results"]) else 1)' nobudget.json &&
   pass "run whose sweep budget ends before any length: report written, exit 2" ||
   fail "run whose sweep budget ends before any length: report written, exit 2" "exit $rc: $(first_err)"
 
@@ -283,8 +411,6 @@ else
   skip "run --backend cuda without a GPU" "a GPU is present"
   skip "verify --backend cuda without a GPU" "a GPU is present"
 fi
-
-# --- run: real sweeps ------------------------------------------------------------------------
 
 # Fitted over every length (--fit-from 0), so report variants below share three lengths.
 expect_ok "run cpu bf16 cold" "$BIN" run --backend cpu "${TINY[@]}" --fit-from 0 --json out.json --csv out.csv
@@ -332,79 +458,133 @@ else
     fail "the table says how many rounds the points were sampled in" "$(head -c 300 "$WORK/out")"
 fi
 
-# A version 3 report (written before plugins and sampling rounds) is still read; version 2 is
-# refused, naming the versions this build reads.
-V3="$(dirname "$SCHEMA")/../bench/h200/results/run11-fp8/bf16-b32.json"
-expect_ok "fit reads a version 3 report" "$BIN" fit --json v3fit.json "$V3"
-expect_json "a version 3 report's fits carry fixed and marginal costs" v3fit.json \
-  'all(x["fit"]["marginal_s"] > 0 and "fixed_s" in x["fit"] for x in r)'
-expect_ok "check reads version 3 reports" "$BIN" check "$V3" --baseline "$V3"
-# A version 5 report was judged by the share alone: its gather, whose cost per token rises 1.7x
-# over its fitted lengths as the copy outgrows the cache, is read back as "reached"; fitted
-# again now, the same points are not at their asymptote.
-V5="$(dirname "$SCHEMA")/../bench/gate/results/4ec4d71-five/quiet-1.json"
-expect_ok "check reads a version 5 report judged by the share alone" "$BIN" check "$V5" --baseline "$V5"
-expect_ok "fit refits a version 5 report by the settling rule" "$BIN" fit --json v5fit.json "$V5"
-expect_json "the refit gather is not at its asymptote, the cost per token rising" v5fit.json \
-  'any(x["path"] == "gather" and not x["fit"]["asymptote_reached"] and x["fit"]["cost_rise"] > 1.25 for x in r)'
-V2="$(dirname "$SCHEMA")/../bench/cpu/13af518/repeat5/run1.json"
-expect_usage_error "a version 2 report is refused" "$BIN" fit "$V2"
-grep -q 'schema_version 2 is not one this readbench reads (3 to 6)' "$WORK/err" &&
-  pass "the refusal names the version and those read" ||
-  fail "the refusal names the version and those read" "$(head -c 300 "$WORK/err")"
-
 expect_ok "fit re-fits a report" "$BIN" fit --json refit.json out.json
 expect_json "fit of a report gives one fit per result" refit.json \
   '[(x["backend"], x["path"]) for x in r] == [("cpu", "gather"), ("cpu", "fused")]'
 expect_valid_fit "fit of a report matches the schema's fit object" refit.json
 
-# --- check: the CI gate against a baseline ----------------------------------------------------
+# The schema rejects what it should.
+# --- the schema rejects what it should ----------------------------------------------------------
 
-# Report variants change the points; readers refuse a stored fit the points do not give, so
-# each variant's fits are computed again by `readbench fit` from its points.
-cat >variants.py <<EOF
-import json, subprocess
-def refit(r):
-    stat = "min_s" if r["config"]["statistic"] == "min" else "median_s"
-    for x in r["results"]:
-        if not x["points"] or x["fit"] is None:
-            continue
-        pts = [{"length": p["length"], "seconds": p[stat]} for p in x["points"]]
-        out = subprocess.run(["$BIN", "fit", "-", "--fit-from", str(x["fit"]["fit_from"]),
-                              "--json", "-"], input=json.dumps(pts), capture_output=True,
-                             text=True, check=True).stdout
-        x["fit"] = json.loads(out)
-    return r
-def affine(x, fixed, marginal):  # a path's times made exactly fixed + marginal * L
-    for q in x["points"]:
-        t = fixed + marginal * q["length"]
-        q["min_s"], q["median_s"] = t, 1.02 * t
-        q["mean_s"], q["max_s"], q["stddev_s"] = 1.03 * t, 1.5 * t, 0.01 * t
-def power_law(x, p):  # a path's times made an exact power law of exponent p through its first
-    first = x["points"][0]
-    for q in x["points"]:
-        scale = (q["length"] / first["length"]) ** p * first["min_s"] / q["min_s"]
-        for key in ("min_s", "median_s", "mean_s", "max_s", "stddev_s"):
-            q[key] *= scale
-EOF
-
-# The tiny sweeps here run beside other tests and are often contended; the gate refuses to
-# judge a contended report (exit 4), tested below. For the rules themselves, out.json's verdict
-# is set clean and its times made exact lines (2 us fixed; 1 ns per token gathered, 0.5 ns
-# fused): at L = 16..64 the measured times are mostly fixed cost and their slope can come out
-# negative on a busy machine, which would leave the cost rules nothing to judge.
 "$PY" - out.json <<'EOF'
 import json, sys
-from variants import refit, affine
 r = json.load(open(sys.argv[1]))
-affine(r["results"][0], 2e-6, 1e-9)
-affine(r["results"][1], 2e-6, 0.5e-9)
-r = refit(r)
-r["quality"]["verdict"], r["quality"]["reasons"] = "clean", []
-json.dump(r, open(sys.argv[1], "w"))
-r["quality"]["verdict"], r["quality"]["reasons"] = "contended", ["a test's neighbours"]
-json.dump(r, open("contended.json", "w"))
+bad = json.loads(json.dumps(r)); del bad["tool"]; json.dump(bad, open("no_tool.json", "w"))
+bad = json.loads(json.dumps(r)); del bad["results"][0]["points"][0]["min_s"]
+json.dump(bad, open("no_min_s.json", "w"))
+bad = json.loads(json.dumps(r)); bad["results"][1]["fit"]["exponent"] = "1.0"
+json.dump(bad, open("string_exponent.json", "w"))
+bad = json.loads(json.dumps(r)); bad["results"][1]["fit"]["regime"] = "fast"
+json.dump(bad, open("bad_regime.json", "w"))
 EOF
+for f in no_tool no_min_s string_exponent bad_regime; do
+  "$PY" "$VALIDATE" "$f.json" "$SCHEMA" >/dev/null 2>"$WORK/err"
+  vrc=$?
+  if [ "$vrc" -eq 1 ] && [ "$(lines_of "$WORK/err")" -eq 1 ]; then
+    pass "schema rejects $f"
+  else
+    fail "schema rejects $f" "validator exit $vrc: $(first_err)"
+  fi
+done
+
+# Failed runs write nothing.
+# --- failed runs write nothing ---------------------------------------------------------------
+
+expect_usage_error "run into a missing directory fails early" \
+  "$BIN" run --backend cpu "${TINY[@]}" --json /nonexistent/x.json
+[ ! -e /nonexistent/x.json ] && pass "a failed run leaves no report" ||
+  fail "a failed run leaves no report" "/nonexistent/x.json exists"
+
+cp out.json keep.json
+before=$(sha keep.json)
+expect_usage_error "run with a bad --csv path fails" \
+  "$BIN" run --backend cpu "${TINY[@]}" --json keep.json --csv /nonexistent/x.csv
+[ "$(sha keep.json)" = "$before" ] && pass "a run failing early does not touch the old report" ||
+  fail "a run failing early does not touch the old report" "keep.json changed"
+
+# A run that fails while writing: a 1 KiB file-size limit makes the report's write fail after
+# the sweep (SIGXFSZ ignored so write() returns EFBIG instead of killing the process).
+run bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@" >/dev/null' _ \
+  "$BIN" run --backend cpu --path fused --lengths 16,32 --budget 0.05 --min-samples 3 --json keep.json
+# Exit 3: the run measured, its report could not be written.
+if [ "$rc" -eq 3 ] && [ "$(lines_of "$WORK/err")" -eq 1 ]; then
+  pass "a run failing while writing exits 3 with one line"
+else
+  fail "a run failing while writing exits 3 with one line" "exit $rc: $(first_err)"
+fi
+[ "$(sha keep.json)" = "$before" ] && pass "a run failing while writing does not clobber the old report" ||
+  fail "a run failing while writing does not clobber the old report" "keep.json changed"
+leftovers=$(ls -A | grep '^\.keep\.json\.' || true)
+[ -z "$leftovers" ] && pass "a run failing while writing leaves no temporary file" ||
+  fail "a run failing while writing leaves no temporary file" "$leftovers"
+}
+
+# --- run: cache, dtypes, devices and backends -----------------------------------------------------
+
+section_run_options() {
+make_report
+expect_ok "run cpu --cache hot" "$BIN" run --backend cpu --path fused "${TINY[@]}" --cache hot --json hot.json --csv -
+cp "$WORK/out" hot.csv
+csv_rows_are "run --csv - writes only the CSV to stdout" hot.csv 3
+expect_valid_report "run --cache hot JSON validates" hot.json
+expect_json "run --cache hot is recorded" hot.json \
+  'r["config"]["cache"] == "hot" and [x["path"] for x in r["results"]] == ["fused"]'
+
+expect_ok "run cpu --dtype f32" "$BIN" run --backend cpu "${TINY[@]}" --dtype f32 --json - --csv f32.csv
+cp "$WORK/out" f32.json
+expect_valid_report "run --dtype f32 JSON on stdout validates" f32.json
+expect_json "run --dtype f32 is checked at the f32 tolerance" f32.json \
+  'r["config"]["dtype"] == "f32" and all(c["tolerance"] == 1e-5 and c["passed"] for x in r["results"] for c in x["checks"])'
+csv_rows_are "run --dtype f32 CSV has one row per point" f32.csv 6
+
+# K/V in fp8_e4m3 under bf16 queries: half the K/V bytes, the type and scale in the report.
+expect_ok "run --kv-dtype fp8_e4m3" "$BIN" run --backend cpu "${TINY[@]}" --kv-dtype fp8_e4m3 --json fp8.json --csv fp8.csv
+expect_valid_report "a run with fp8_e4m3 K/V validates" fp8.json
+expect_json "the fp8 run records its K/V type and scale and checks at q's tolerance" fp8.json \
+  'r["config"]["dtype"] == "bf16" and r["config"]["kv_dtype"] == "fp8_e4m3" and abs(r["config"]["kv_scale"] - 1/448) < 1e-9 and r["config"]["kv_scale_granularity"] == "per-tensor" and all(c["kv_dtype"] == "fp8_e4m3" and c["tolerance"] == 1e-2 and c["passed"] for x in r["results"] for c in x["checks"])'
+expect_json "fp8 K/V read half the K/V bytes of bf16" fp8.json \
+  'all(p["kv_bytes"] == 2 * 8 * 128 * p["length"] for x in r["results"] for p in x["points"])'
+grep -q 'bf16 q, fp8_e4m3 K/V' "$WORK/out" && pass "the table names both dtypes" ||
+  fail "the table names both dtypes" "$(head -c 300 "$WORK/out")"
+"$PY" -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); sys.exit(0 if rows and all(x["kv_dtype"]=="fp8_e4m3" and x["dtype"]=="bf16" for x in rows) else 1)' fp8.csv &&
+  pass "the CSV has a kv_dtype column" || fail "the CSV has a kv_dtype column" "$(head -2 fp8.csv)"
+expect_usage_error "check refuses fp8 K/V against bf16 K/V" "$BIN" check fp8.json --baseline out.json --allow contended
+grep -q 'fp8_e4m3' "$WORK/err" && pass "the refusal names the K/V type" ||
+  fail "the refusal names the K/V type" "$(head -c 300 "$WORK/err")"
+expect_usage_error "run --dtype fp8_e4m3" "$BIN" run --backend cpu --dtype fp8_e4m3
+expect_usage_error "run --kv-dtype f32 under bf16 q" "$BIN" run --backend cpu --kv-dtype f32
+expect_usage_error "run --kv-dtype int4" "$BIN" run --backend cpu --kv-dtype int4
+
+# Several CUDA devices: each a backend cuda:N of its own; bad lists are refused.
+expect_usage_error "run --device 1,0" "$BIN" run --backend cpu --device 1,0
+expect_usage_error "run --device 0,0" "$BIN" run --backend cpu --device 0,0
+expect_usage_error "run --device gpu0" "$BIN" run --backend cpu --device gpu0
+expect_usage_error "run --device -1" "$BIN" run --backend cpu --device -1
+if [ "$HAVE_GPU" -eq 0 ]; then
+  expect_ok "run --device 0,1 without a GPU" "$BIN" run --backend auto --device 0,1 "${TINY[@]}" --path fused --json devices.json
+  expect_valid_report "a run over two devices validates" devices.json
+  expect_json "each device is a backend of its own, unavailable here, and no device is called out" devices.json \
+    '[b["name"] for b in r["backends"]] == ["cpu", "cuda:0", "cuda:1"] and r["config"]["devices"] == [0, 1] and all(b["status"] == "unavailable" for b in r["backends"][1:]) and r["slow_devices"] == []'
+  expect_usage_error "run --backend cuda --device all without a GPU" "$BIN" run --backend cuda --device all
+else
+  skip "run --device 0,1 without a GPU" "a GPU is present"
+fi
+
+expect_ok "run --backend auto" "$BIN" run --backend auto --lengths 16,32 --budget 0.05 --min-samples 3 --json auto.json
+expect_valid_report "run --backend auto JSON validates" auto.json
+if [ "$HAVE_GPU" -eq 0 ]; then
+  expect_json "run --backend auto records cuda as unavailable with a reason" auto.json \
+    'any(b["name"] == "cuda" and b["status"] == "unavailable" and b["reason"] for b in r["backends"]) and all(x["status"] == "unavailable" and x["reason"] and x["fit"] is None for x in r["results"] if x["backend"] == "cuda") and sum(x["backend"] == "cuda" for x in r["results"]) == 2'
+else
+  skip "run --backend auto records cuda as unavailable" "a GPU is present"
+fi
+}
+
+# --- check: the CI gate against a baseline --------------------------------------------------------
+
+section_check() {
+make_report
+exact_times
 run "$BIN" check contended.json --baseline out.json
 [ "$rc" -eq 4 ] && grep -q "^readbench: cannot judge: the current report contended.json is contended (a test's neighbours)" "$WORK/err" &&
   pass "check refuses to judge a contended report: exit 4, one line" ||
@@ -476,7 +656,14 @@ r = json.load(open(sys.argv[1]))
 r["results"] = [x for x in r["results"] if x["backend"] != "cpu"]
 json.dump(r, open("no_cpu.json", "w"))
 EOF2
-expect_usage_error "check with nothing comparable" "$BIN" check no_cpu.json --baseline out.json
+# The baseline's cpu rows missing from the report: regressions, unless --allow-missing, which
+# leaves nothing to compare.
+run "$BIN" check no_cpu.json --baseline out.json
+[ "$rc" -eq 1 ] && grep -q 'missing from the current report' "$WORK/out" &&
+  pass "check with the baseline's rows missing fails" ||
+  fail "check with the baseline's rows missing fails" "exit $rc: $(first_err)"
+expect_usage_error "check with nothing comparable" "$BIN" check no_cpu.json --baseline out.json \
+  --allow-missing
 grep -q 'nothing to compare' "$WORK/err" && pass "check with nothing comparable says so" ||
   fail "check with nothing comparable says so" "$(first_err)"
 expect_usage_error "check a missing baseline" "$BIN" check out.json --baseline does-not-exist.json
@@ -495,118 +682,11 @@ grep -q -- '--tolerance' "$WORK/err" && pass "check validates options before rea
   fail "check validates options before reading" "$(first_err)"
 expect_usage_error "check --json into a missing directory" "$BIN" check out.json --baseline out.json --json /nonexistent/v.json
 IN=out.json expect_usage_error "check with both from stdin" "$BIN" check - --baseline -
+}
 
-expect_ok "run cpu --cache hot" "$BIN" run --backend cpu --path fused "${TINY[@]}" --cache hot --json hot.json --csv -
-cp "$WORK/out" hot.csv
-csv_rows_are "run --csv - writes only the CSV to stdout" hot.csv 3
-expect_valid_report "run --cache hot JSON validates" hot.json
-expect_json "run --cache hot is recorded" hot.json \
-  'r["config"]["cache"] == "hot" and [x["path"] for x in r["results"]] == ["fused"]'
+# --- verify ---------------------------------------------------------------------------------------
 
-expect_ok "run cpu --dtype f32" "$BIN" run --backend cpu "${TINY[@]}" --dtype f32 --json - --csv f32.csv
-cp "$WORK/out" f32.json
-expect_valid_report "run --dtype f32 JSON on stdout validates" f32.json
-expect_json "run --dtype f32 is checked at the f32 tolerance" f32.json \
-  'r["config"]["dtype"] == "f32" and all(c["tolerance"] == 1e-5 and c["passed"] for x in r["results"] for c in x["checks"])'
-csv_rows_are "run --dtype f32 CSV has one row per point" f32.csv 6
-
-# K/V in fp8_e4m3 under bf16 queries: half the K/V bytes, the type and scale in the report.
-expect_ok "run --kv-dtype fp8_e4m3" "$BIN" run --backend cpu "${TINY[@]}" --kv-dtype fp8_e4m3 --json fp8.json --csv fp8.csv
-expect_valid_report "a run with fp8_e4m3 K/V validates" fp8.json
-expect_json "the fp8 run records its K/V type and scale and checks at q's tolerance" fp8.json \
-  'r["config"]["dtype"] == "bf16" and r["config"]["kv_dtype"] == "fp8_e4m3" and abs(r["config"]["kv_scale"] - 1/448) < 1e-9 and r["config"]["kv_scale_granularity"] == "per-tensor" and all(c["kv_dtype"] == "fp8_e4m3" and c["tolerance"] == 1e-2 and c["passed"] for x in r["results"] for c in x["checks"])'
-expect_json "fp8 K/V read half the K/V bytes of bf16" fp8.json \
-  'all(p["kv_bytes"] == 2 * 8 * 128 * p["length"] for x in r["results"] for p in x["points"])'
-grep -q 'bf16 q, fp8_e4m3 K/V' "$WORK/out" && pass "the table names both dtypes" ||
-  fail "the table names both dtypes" "$(head -c 300 "$WORK/out")"
-"$PY" -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); sys.exit(0 if rows and all(x["kv_dtype"]=="fp8_e4m3" and x["dtype"]=="bf16" for x in rows) else 1)' fp8.csv &&
-  pass "the CSV has a kv_dtype column" || fail "the CSV has a kv_dtype column" "$(head -2 fp8.csv)"
-expect_usage_error "check refuses fp8 K/V against bf16 K/V" "$BIN" check fp8.json --baseline out.json --allow contended
-grep -q 'fp8_e4m3' "$WORK/err" && pass "the refusal names the K/V type" ||
-  fail "the refusal names the K/V type" "$(head -c 300 "$WORK/err")"
-expect_usage_error "run --dtype fp8_e4m3" "$BIN" run --backend cpu --dtype fp8_e4m3
-expect_usage_error "run --kv-dtype f32 under bf16 q" "$BIN" run --backend cpu --kv-dtype f32
-expect_usage_error "run --kv-dtype int4" "$BIN" run --backend cpu --kv-dtype int4
-
-# Several CUDA devices: each a backend cuda:N of its own; bad lists are refused.
-expect_usage_error "run --device 1,0" "$BIN" run --backend cpu --device 1,0
-expect_usage_error "run --device 0,0" "$BIN" run --backend cpu --device 0,0
-expect_usage_error "run --device gpu0" "$BIN" run --backend cpu --device gpu0
-expect_usage_error "run --device -1" "$BIN" run --backend cpu --device -1
-if [ "$HAVE_GPU" -eq 0 ]; then
-  expect_ok "run --device 0,1 without a GPU" "$BIN" run --backend auto --device 0,1 "${TINY[@]}" --path fused --json devices.json
-  expect_valid_report "a run over two devices validates" devices.json
-  expect_json "each device is a backend of its own, unavailable here, and no device is called out" devices.json \
-    '[b["name"] for b in r["backends"]] == ["cpu", "cuda:0", "cuda:1"] and r["config"]["devices"] == [0, 1] and all(b["status"] == "unavailable" for b in r["backends"][1:]) and r["slow_devices"] == []'
-  expect_usage_error "run --backend cuda --device all without a GPU" "$BIN" run --backend cuda --device all
-else
-  skip "run --device 0,1 without a GPU" "a GPU is present"
-fi
-
-expect_ok "run --backend auto" "$BIN" run --backend auto --lengths 16,32 --budget 0.05 --min-samples 3 --json auto.json
-expect_valid_report "run --backend auto JSON validates" auto.json
-if [ "$HAVE_GPU" -eq 0 ]; then
-  expect_json "run --backend auto records cuda as unavailable with a reason" auto.json \
-    'any(b["name"] == "cuda" and b["status"] == "unavailable" and b["reason"] for b in r["backends"]) and all(x["status"] == "unavailable" and x["reason"] and x["fit"] is None for x in r["results"] if x["backend"] == "cuda") and sum(x["backend"] == "cuda" for x in r["results"]) == 2'
-else
-  skip "run --backend auto records cuda as unavailable" "a GPU is present"
-fi
-
-# --- the schema rejects what it should ----------------------------------------------------------
-
-"$PY" - out.json <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-bad = json.loads(json.dumps(r)); del bad["tool"]; json.dump(bad, open("no_tool.json", "w"))
-bad = json.loads(json.dumps(r)); del bad["results"][0]["points"][0]["min_s"]
-json.dump(bad, open("no_min_s.json", "w"))
-bad = json.loads(json.dumps(r)); bad["results"][1]["fit"]["exponent"] = "1.0"
-json.dump(bad, open("string_exponent.json", "w"))
-bad = json.loads(json.dumps(r)); bad["results"][1]["fit"]["regime"] = "fast"
-json.dump(bad, open("bad_regime.json", "w"))
-EOF
-for f in no_tool no_min_s string_exponent bad_regime; do
-  "$PY" "$VALIDATE" "$f.json" "$SCHEMA" >/dev/null 2>"$WORK/err"
-  vrc=$?
-  if [ "$vrc" -eq 1 ] && [ "$(lines_of "$WORK/err")" -eq 1 ]; then
-    pass "schema rejects $f"
-  else
-    fail "schema rejects $f" "validator exit $vrc: $(first_err)"
-  fi
-done
-
-# --- failed runs write nothing ---------------------------------------------------------------
-
-expect_usage_error "run into a missing directory fails early" \
-  "$BIN" run --backend cpu "${TINY[@]}" --json /nonexistent/x.json
-[ ! -e /nonexistent/x.json ] && pass "a failed run leaves no report" ||
-  fail "a failed run leaves no report" "/nonexistent/x.json exists"
-
-cp out.json keep.json
-before=$(sha keep.json)
-expect_usage_error "run with a bad --csv path fails" \
-  "$BIN" run --backend cpu "${TINY[@]}" --json keep.json --csv /nonexistent/x.csv
-[ "$(sha keep.json)" = "$before" ] && pass "a run failing early does not touch the old report" ||
-  fail "a run failing early does not touch the old report" "keep.json changed"
-
-# A run that fails while writing: a 1 KiB file-size limit makes the report's write fail after
-# the sweep (SIGXFSZ ignored so write() returns EFBIG instead of killing the process).
-run bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@" >/dev/null' _ \
-  "$BIN" run --backend cpu --path fused --lengths 16,32 --budget 0.05 --min-samples 3 --json keep.json
-# Exit 3: the run measured, its report could not be written.
-if [ "$rc" -eq 3 ] && [ "$(lines_of "$WORK/err")" -eq 1 ]; then
-  pass "a run failing while writing exits 3 with one line"
-else
-  fail "a run failing while writing exits 3 with one line" "exit $rc: $(first_err)"
-fi
-[ "$(sha keep.json)" = "$before" ] && pass "a run failing while writing does not clobber the old report" ||
-  fail "a run failing while writing does not clobber the old report" "keep.json changed"
-leftovers=$(ls -A | grep '^\.keep\.json\.' || true)
-[ -z "$leftovers" ] && pass "a run failing while writing leaves no temporary file" ||
-  fail "a run failing while writing leaves no temporary file" "$leftovers"
-
-# --- verify ---------------------------------------------------------------------------------
-
+section_verify() {
 expect_ok "verify --backend cpu --dtypes f32,bf16" "$BIN" verify --backend cpu --dtypes f32,bf16
 passes=$(grep -c ' pass$' "$WORK/out")
 # Default lengths 1, S, S+1, 1000, two paths, two dtypes each with K/V in its own type and in
@@ -637,38 +717,14 @@ expect_ok "verify --block-size 1" "$BIN" verify --backend cpu --block-size 1 --d
 ! grep -q FAIL "$WORK/out" && [ "$(grep -c ' pass$' "$WORK/out")" -eq 12 ] &&
   pass "verify --block-size 1 checks lengths 1, 2 and 1000" ||
   fail "verify --block-size 1 checks lengths 1, 2 and 1000" "$(head -c 300 "$WORK/out")"
+}
 
-# --- compare and export (reports read back) --------------------------------------------------
+# --- compare (reports read back) ------------------------------------------------------------------
 
-"$PY" - out.json <<'EOF'
-import json, sys
-from variants import refit
-r = json.load(open(sys.argv[1]))
-def variant(name, change):
-    v = json.loads(json.dumps(r))
-    change(v)
-    json.dump(refit(v), open(name, "w"))
-def slower(v):  # another machine: every time doubled at L=64, every exponent 0.1 higher
-    v["machine"]["hostname"] = "otherhost"
-    for x in v["results"]:
-        for p in x["points"]:
-            scale = 2 * (p["length"] / 64) ** 0.1
-            for key in ("min_s", "median_s", "mean_s", "max_s", "stddev_s"):
-                p[key] *= scale
-def gather_failed(v):
-    v["results"][0].update(status="failed", reason="out of memory", points=[], fit=None)
-def nothing_timed(v):
-    for x in v["results"]:
-        x.update(status="unavailable", reason="no CUDA device", points=[], fit=None)
-def other_lengths(v):  # the same paths timed at lengths out.json never ran
-    for x in v["results"]:
-        for p in x["points"]:
-            p["length"] *= 1000
-variant("other.json", slower)
-variant("gather_failed.json", gather_failed)
-variant("nothing_timed.json", nothing_timed)
-variant("other_lengths.json", other_lengths)
-EOF
+section_compare() {
+make_report
+exact_times
+make_variants
 
 expect_ok "compare two reports" "$BIN" compare out.json other.json
 grep -Eq '^\| backend\/path \| measure \| out.json \(.*\)( \(contended\))? \| other.json \(otherhost\)( \(contended\))? \|$' "$WORK/out" &&
@@ -717,8 +773,17 @@ grep -q '^| cpu/gather | ns/token (no length timed in common) | - | - |$' "$WORK
 expect_usage_error "compare stdin twice" "$BIN" compare - -
 grep -q 'named more than once' "$WORK/err" && pass "compare stdin twice says why" ||
   fail "compare stdin twice says why" "$(first_err)"
-expect_usage_error "export without a report" "$BIN" export --format bmf
 expect_usage_error "compare bad --format" "$BIN" compare --format xml out.json other.json
+}
+
+# --- export (reports read back) -------------------------------------------------------------------
+
+section_export() {
+make_report
+exact_times
+make_variants
+
+expect_usage_error "export without a report" "$BIN" export --format bmf
 
 expect_ok "export --format bmf" "$BIN" export --format bmf out.json -o bmf.json
 expect_json "export bmf has a benchmark per fit and per point" bmf.json \
@@ -738,8 +803,13 @@ expect_usage_error "export a non-report" "$BIN" export --format gab good.json
 expect_usage_error "export a report with nothing timed" "$BIN" export --format bmf nothing_timed.json -o export_failed.json
 [ ! -e export_failed.json ] && pass "a failed export writes nothing" ||
   fail "a failed export writes nothing" "export_failed.json exists"
+}
 
-# --- plot -----------------------------------------------------------------------------------
+# --- plot -----------------------------------------------------------------------------------------
+
+section_plot() {
+make_report
+exact_times
 
 expect_ok "plot a report" "$BIN" plot out.json -o plot.svg
 expect_svg "plot draws each series with a marker per point and one fitted line" plot.svg \
@@ -774,4 +844,13 @@ left=$(ls missing.svg not_report.svg untimed.svg 2>/dev/null; ls -A | grep '^\.'
 [ "$(sha keep.svg)" = "$before" ] && pass "a failed plot does not clobber an earlier one" ||
   fail "a failed plot does not clobber an earlier one" "keep.svg changed"
 
+}
+
+case $SECTION in
+  help | fit | old-reports | run | run-options | check | verify | compare | export | plot)
+    "section_${SECTION//-/_}" ;;
+  *)
+    echo "$0: unknown section '$SECTION'" >&2
+    exit 2 ;;
+esac
 cli_summary

@@ -91,6 +91,7 @@ inline RunResult with_statistic(RunResult run, Statistic s) {
     std::vector<TimedPoint> pts;
     for (PointResult& p : r.points) {
       p.seconds = s == Statistic::min ? p.measurement.per_call.min : p.measurement.per_call.median;
+      p.gbps = double(p.bytes.total()) / p.seconds / 1e9;
       pts.push_back({double(p.length), p.seconds});
     }
     const std::optional<double> from =

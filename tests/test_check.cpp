@@ -321,6 +321,7 @@ TEST_CASE("a path ok in the baseline and failed in the current report is a regre
 TEST_CASE("a path failed in both reports is skipped") {
   Json j = linear_report();
   j["results"][kFused]["status"] = "failed";
+  j["results"][kFused]["points"] = Json::array();
   j["results"][kFused]["fit"] = nullptr;
   const CheckOutcome r = check(j, j);
   CHECK(r.passed());
@@ -342,24 +343,46 @@ TEST_CASE("a path unavailable in the current report is skipped, not a regression
   CHECK(c.reasons == std::vector<std::string>{"unavailable in the current report: no CUDA device"});
 }
 
-TEST_CASE("a path in only one report is skipped, listed after the current report's") {
+TEST_CASE("a path missing from the current report is a regression, listed after its rows") {
   Json cur = linear_report();
   cur["results"].erase(kGather);
   const CheckOutcome r = check(linear_report(), cur);
-  CHECK(r.passed());
+  CHECK_FALSE(r.passed());
+  CHECK(r.regressions == 1);
   REQUIRE(r.rows.size() == 4);
   CHECK(r.rows.back().label() == "cpu/gather");
+  CHECK(r.rows.back().verdict == Verdict::regression);
+  CHECK(mentions(r.rows.back().reasons, "missing from the current report"));
+  CHECK(format_check_summary(r).find("FAIL: 1 regression") != std::string::npos);
+}
+
+TEST_CASE("allow missing skips a path only in the baseline") {
+  Json cur = linear_report();
+  cur["results"].erase(kGather);
+  CheckOptions o;
+  o.allow_missing = true;
+  const CheckOutcome r = check(linear_report(), cur, o);
+  CHECK(r.passed());
   CHECK(r.rows.back().verdict == Verdict::skipped);
   CHECK(r.rows.back().reasons == std::vector<std::string>{"only in the baseline"});
+}
 
-  const CheckOutcome other = check(cur, linear_report());
-  CHECK(row(other, "cpu/gather").reasons == std::vector<std::string>{"only in the current report"});
+TEST_CASE("a path only in the current report is skipped") {
+  Json base = linear_report();
+  base["results"].erase(kGather);
+  const CheckOutcome r = check(base, linear_report());
+  CHECK(r.passed());
+  CHECK(row(r, "cpu/gather").verdict == Verdict::skipped);
+  CHECK(row(r, "cpu/gather").reasons == std::vector<std::string>{"only in the current report"});
 }
 
 TEST_CASE("a path without a fit on either side is skipped") {
+  // One point: nothing to fit, as a run would write it.
   Json cur = linear_report();
+  Json& points = cur["results"][kFused]["points"];
+  points = Json::array({points[0]});
   cur["results"][kFused]["fit"] = nullptr;
-  cur["results"][kFused]["fit_error"] = "refused";
+  cur["results"][kFused]["fit_error"] = "the fit needs at least 2 points";
   const CheckRow& f = row(check(linear_report(), cur), "cpu/fused");
   CHECK(f.verdict == Verdict::skipped);
   CHECK(f.reasons == std::vector<std::string>{"no fit in the current report"});
@@ -374,7 +397,9 @@ TEST_CASE("nothing comparable is refused, naming why each path was skipped") {
   Json cuda_only = linear_report();
   cuda_only["results"].erase(1);
   cuda_only["results"].erase(0);
-  const std::string why = error_message([&] { check(cpu_only, cuda_only); });
+  CheckOptions o;
+  o.allow_missing = true;
+  const std::string why = error_message([&] { check(cpu_only, cuda_only, o); });
   CHECK(why.rfind("nothing to compare: no backend/path could be judged in both base.json and "
                   "current.json (cuda/gather: only in the current report;",
                   0) == 0);
@@ -624,7 +649,8 @@ TEST_CASE("--allow takes incomplete and contended, comma-separated, and refuses 
   CHECK(both.incomplete);
   CHECK(both.contended);
   CHECK(both.words() == std::vector<std::string>{"incomplete", "contended"});
-  CHECK_FALSE(parse_allowances("").incomplete);
+  CHECK_FALSE(Allowances{}.incomplete);  // --allow not given
+  CHECK(error_message([] { parse_allowances(""); }).find("empty") != std::string::npos);
   CHECK(error_message([] { parse_allowances("incomplete,noisy"); }).find("'noisy'") !=
         std::string::npos);
   CHECK(error_message([] { parse_allowances("incomplete,"); }) != "");

@@ -21,7 +21,7 @@
 #include "backends/cuda/decode_launch.hpp"
 #include "backends/cuda/wave_fill.hpp"
 #endif
-#if defined(READBENCH_BENCH_VARIANTS)  // and its variants (bench/h200 builds)
+#if defined(READBENCH_BENCH_VARIANTS)  // and its variants (tools/h200 builds)
 #include "backends/cuda/cuda_backend.hpp"
 #endif
 
@@ -31,7 +31,7 @@ namespace {
 
 #if defined(READBENCH_HAVE_CUDA)
 // The plan's tuning: the defaults. In a variant build, READBENCH_TEST_CUDA_TUNING (e.g.
-// "warps=8,l1=1") runs the suite under a kernel variant of bench/h200, so a candidate default
+// "warps=8,l1=1") runs the suite under a kernel variant of tools/h200, so a candidate default
 // is checked everywhere before it becomes one.
 rb::cuda::Tuning test_tuning() {
   rb::cuda::Tuning t;

@@ -198,3 +198,26 @@ TEST_CASE("an output naming an input or another output is refused with both role
           check_distinct_files({{"the input", "-"}}, {{"--json", "-"}, {"--csv", dir / "x"}});
         }).empty());
 }
+
+TEST_CASE("a dangling link is the same file as the file it would create") {
+  TempDir dir;
+  fs::create_symlink("nx.json", dir.path / "dang.csv");  // nx.json does not exist yet
+  CHECK(same_file(dir / "nx.json", dir / "dang.csv"));
+  CHECK(same_file(dir / "dang.csv", dir / "nx.json"));
+  CHECK_FALSE(same_file(dir / "other.json", dir / "dang.csv"));
+  CHECK(error_message([&] {
+          check_distinct_files({}, {{"--json", dir / "nx.json"}, {"--csv", dir / "dang.csv"}});
+        }).find("--csv '") == 0);
+}
+
+TEST_CASE("a chain of links, dangling or not, is the file it ends at") {
+  TempDir dir;
+  fs::create_directory(dir.path / "sub");
+  fs::create_symlink("sub/second", dir.path / "first");  // first -> sub/second -> ../end.json
+  fs::create_symlink("../end.json", dir.path / "sub" / "second");
+  CHECK(same_file(dir / "first", dir / "end.json"));
+  write_atomically(dir / "first", "{}");  // written through the chain: end.json now exists
+  CHECK(slurp(dir / "end.json") == "{}");
+  CHECK(fs::is_symlink(dir.path / "first"));
+  CHECK(same_file(dir / "first", dir / "end.json"));
+}

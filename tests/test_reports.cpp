@@ -836,6 +836,79 @@ TEST_CASE("a report's names, counts and sample statistics are checked as they ar
   CHECK_NOTHROW(parse_report(j.dump(), "r.json"));
 }
 
+TEST_CASE("a timed path whose fit was removed is refused when its points give one") {
+  // results[1]: cpu/fused, three points.
+  CHECK(refused([](Json& j) {
+          j["results"][1]["fit"] = nullptr;
+          j["results"][1]["fit_error"] = "edited away";
+        })
+            .find("base.json: results[1].fit is null (fit_error \"edited away\") but the points of "
+                  "cpu/fused give one (exponent ") == 0);
+  CHECK(refused([](Json& j) {
+          j["results"][1]["fit"] = nullptr;
+        }).find("results[1].fit is null (no fit_error) but the points") != std::string::npos);
+}
+
+TEST_CASE("a timed path without a fit is read when its points give none") {
+  {  // one point: nothing to fit
+    Json j = synthetic_report();
+    Json& fused = j["results"][1];
+    fused["points"] = Json::array({fused["points"][0]});
+    fused["fit"] = nullptr;
+    fused["fit_error"] = "the fit needs at least 2 points";
+    const Report r = parse_report(j.dump(), "r.json");
+    CHECK_FALSE(r.find("cpu", "fused")->fit);
+    CHECK(r.find("cpu", "fused")->points.size() == 1);
+  }
+  {  // the run's --fit-from 64 leaves gather (16, 64) one length to fit
+    Json j = synthetic_report();
+    j["config"]["fit_from"] = 64;
+    j["results"][0]["fit"] = nullptr;
+    j["results"][0]["fit_error"] = "the fit needs at least 2 distinct lengths";
+    CHECK_FALSE(parse_report(j.dump(), "r.json").find("cpu", "gather")->fit);
+    // with auto, the same two lengths are fitted: the fit cannot be missing
+    j["config"]["fit_from"] = "auto";
+    CHECK(error_message([&] {
+            parse_report(j.dump(), "r.json");
+          }).find("r.json: results[0].fit is null") == 0);
+  }
+  CHECK(refused([](Json& j) { j["config"]["fit_from"] = -1; }) ==
+        "base.json: config.fit_from must be auto or a finite length >= 0, got -1");
+}
+
+TEST_CASE("points or a fit under a status that is not ok are refused") {
+  for (const char* status : {"unavailable", "failed"}) {
+    CHECK(refused([&](Json& j) {
+            j["results"][1]["status"] = status;
+            j["results"][1]["reason"] = "said so by hand";
+          }) == std::string("base.json: results[1].points holds 3 points of cpu/fused but its "
+                            "status is ") +
+                    status + ": a path that is not ok is never timed");
+    CHECK(refused([&](Json& j) {
+            j["results"][1]["status"] = status;
+            j["results"][1]["reason"] = "said so by hand";
+            j["results"][1]["points"] = Json::array();
+          }) == std::string("base.json: results[1].fit is there but the status of cpu/fused is ") +
+                    status + ": a path that is not ok is never fitted");
+  }
+}
+
+TEST_CASE("a point whose GB/s is not its bytes over its time is refused") {
+  CHECK(refused([](Json& j) { j["results"][1]["points"][0]["gbps"] = 1e6; })
+            .find("base.json: results[1].points[0].gbps 1000000.0 is not the point's bytes over "
+                  "its time (") == 0);
+  // the statistic's time: a median report's GB/s is of its medians
+  const Json median = build_report(with_statistic(synthetic_run(), Statistic::median),
+                                   synthetic_host(), "2026-01-02T03:04:05Z");
+  CHECK_NOTHROW(parse_report(median.dump(), "r.json"));
+}
+
+TEST_CASE("a device backend is named by its index as a run writes it") {
+  for (const char* name : {"cuda:01", "cuda:-0", "cuda:+1"})
+    CHECK(refused([&](Json& j) { j["results"][2]["backend"] = name; }) ==
+          "base.json: results[2].backend " + Json(name).dump() + " is not cpu, cuda or cuda:N");
+}
+
 TEST_CASE("a report with a bandwidth or ceiling fraction that is not positive is refused") {
   Json j = synthetic_report();
   j["results"][1]["points"][0]["gbps"] = -1.0;

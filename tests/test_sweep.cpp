@@ -22,6 +22,7 @@
 #include "core/interrupt.hpp"
 #include "core/reference.hpp"
 #include "measure/results.hpp"
+#include "measure/run_memory.hpp"
 #include "measure/sweep.hpp"
 #include "test_support.hpp"
 
@@ -414,6 +415,35 @@ TEST_CASE(
   CHECK(msg.find("bytes") != std::string::npos);
   CHECK(msg.find("L=1073741824") != std::string::npos);
   CHECK(opened == 0);
+}
+
+TEST_CASE("a sweep whose pools fit but whose run does not is refused before any backend opens") {
+  // Pools of nearly four fifths of this machine's memory: the gather path's workspace of one
+  // call's history (as large again) takes the run past it.
+  int opened = 0;
+  const BackendFactory count = [&](const std::string&) -> std::unique_ptr<Backend> {
+    ++opened;
+    throw BackendUnavailable("never opened");
+  };
+  SweepConfig c;
+  c.backend = BackendChoice::cpu;
+  c.auto_lengths = false;
+  c.lengths = {16384};  // 64 MiB of bf16 K and V a sequence
+  const double limit = double(host_memory_limit(physical_memory_bytes()));
+  c.shape.batch = int(0.95 * limit / double(1 << 26));
+  const std::string msg = error_message([&] { run_sweep(c, {}, count); });
+  CHECK(msg.find("bytes of host memory at its peak (L=16384, B=" + std::to_string(c.shape.batch) +
+                 " held") != std::string::npos);
+  CHECK(opened == 0);
+}
+
+TEST_CASE("a block size longer than the longest length is refused") {
+  SweepConfig c = small_sweep(BackendChoice::cpu);
+  c.shape.block_size = 1 << 20;
+  c.lengths = {16, 64};
+  CHECK(error_message([&] { run_sweep(c); }) ==
+        "--block-size 1048576 is longer than the longest length, 64: each sequence would be one "
+        "block of mostly padding");
 }
 
 // --- the auto grid --------------------------------------------------------------------------

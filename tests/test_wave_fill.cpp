@@ -32,7 +32,7 @@ TEST_CASE("a grid's wave fill is its share of its waves' slots") {
 }
 
 TEST_CASE("rows that fill their one wave in part split into waves that fill the last") {
-  // Hkv=8 rows of four-warp blocks on 132 SMs' 264 slots (the H200), as bench/h200 run 78.
+  // Hkv=8 rows of four-warp blocks on 132 SMs' 264 slots (the H200), as measured for docs/cuda.md.
   constexpr std::int64_t wave = 264, many = 64, length = 16384;
   CHECK(splits_of(8 * 20, wave, 1, many, length) == 3);  // 61% -> 480 blocks, 91%
   CHECK(splits_of(8 * 17, wave, 1, many, length) == 7);  // 52% -> 952 blocks, 90%

@@ -75,6 +75,9 @@ class Backend {
 
   // Takes the inputs of all following calls. Throws BackendError when they cannot fit.
   virtual void prepare(HostWorkload&& w) = 0;
+  // Lets go of the prepared workload's host memory, so that the next one is built in its place
+  // rather than beside it (measure/run_memory.hpp counts on it). The next call must be prepare.
+  virtual void release() {}
   // One call on replica 0 into a poisoned (NaN) output; returns the output [B, Hq, D] in f64.
   virtual std::vector<double> run_for_check(Path p) = 0;
   // Replica `replica`'s output [B, Hq, D] in f64 as the last call on it left it (the GPU tests

@@ -6,6 +6,7 @@
 #include "cli/options.hpp"
 #include "cli/read_report.hpp"
 #include "core/errors.hpp"
+#include "report/ab_report.hpp"
 #include "report/atomic_write.hpp"
 #include "report/check.hpp"
 #include "report/distinct_files.hpp"
@@ -21,21 +22,58 @@ struct CheckCommandOptions {
   CheckOptions check;
   double max_cost_ratio = 0;
   const CLI::Option* max_cost_ratio_given = nullptr;
+  const CLI::Option* tolerance_given = nullptr;
+  const CLI::Option* allow_given = nullptr;
 };
+
+// An ab report is gated on its own pairs: its verdict, again under the thresholds given.
+int check_ab(const CheckCommandOptions& o, AbReport ab) {
+  if (!ab.complete && !o.check.allow.incomplete)
+    throw CannotJudge(ab.source + " is incomplete (stopped by " + ab.signal +
+                      "): not judged unless --allow incomplete");
+  PairedThresholds t = ab.result.config.thresholds;
+  if (o.tolerance_given->count() > 0) t.tolerance = o.check.tolerance;
+  if (o.max_cost_ratio_given->count() > 0) t.max_cost_ratio = o.max_cost_ratio;
+  if (t.max_cost_ratio < 1) throw InputError("--max-cost-ratio must be >= 1 for an ab report");
+  rejudge(ab.result, t);
+  if (!o.json_path.empty()) {
+    Json pairings = Json::array();
+    for (const AbPairing& p : ab.result.pairings)
+      pairings.push_back({{"pairing", p.name()},
+                          {"verdict", p.comparison ? to_string(p.comparison->verdict) : "inconclusive"},
+                          {"reason", p.comparison ? p.comparison->reason : p.reason}});
+    write_atomically(o.json_path, json_text({{"source", ab.source},
+                                             {"tolerance", t.tolerance},
+                                             {"max_cost_ratio", t.max_cost_ratio},
+                                             {"pairings", pairings},
+                                             {"verdict", to_string(ab.result.verdict())}}));
+  }
+  if (o.json_path != "-") write_stdout(format_ab_markdown(ab.result));
+  return exit_status_of(ab.result.verdict());
+}
 
 int run(CheckCommandOptions& o) {
   // Every option is checked before anything is read or written.
   if (o.max_cost_ratio_given->count() > 0) o.check.max_cost_ratio = o.max_cost_ratio;
-  o.check.allow = parse_allowances(o.allow);
+  if (o.allow_given->count() > 0) o.check.allow = parse_allowances(o.allow);
   validate(o.check);
   if (o.report == "-" && o.baseline == "-")
     throw InputError("the report and --baseline cannot both be stdin");
-  check_distinct_files({{"the report", o.report}, {"--baseline", o.baseline}},
-                       {{"--json", o.json_path}});
+  std::vector<RolePath> inputs{{"the report", o.report}};
+  if (!o.baseline.empty()) inputs.push_back({"--baseline", o.baseline});
+  check_distinct_files(inputs, {{"--json", o.json_path}});
   if (!o.json_path.empty()) check_writable(o.json_path);
 
+  AnyReport read = read_any_report(o.report);
+  if (read.ab) {
+    if (!o.baseline.empty())
+      throw InputError(o.report + " is an ab report: it is gated on its own pairs, without --baseline");
+    return check_ab(o, std::move(*read.ab));
+  }
+  if (o.baseline.empty())
+    throw InputError("--baseline is required to check a run report (an ab report needs none)");
   const Report baseline = read_report(o.baseline);
-  const Report current = read_report(o.report);
+  const Report current = std::move(*read.run);
   const CheckOutcome result = check_reports(baseline, current, o.check);
 
   if (!o.json_path.empty()) write_atomically(o.json_path, json_text(check_to_json(result)));
@@ -65,35 +103,48 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "  - with --max-cost-ratio R, current / baseline marginal cost per token above R.\n"
       "Rows whose configurations differ (workload, statistic, GPU model, how a GPU's calls\n"
       "were launched) are refused, naming the difference, unless --allow-config-mismatch.\n"
-      "Also a regression: a path ok in the baseline and failed in the report (it broke).\n"
-      "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present in\n"
-      "only one report, or without a fit on either side.\n"
+      "Also a regression: a path ok in the baseline and failed in the report (it broke), and\n"
+      "a backend/path of the baseline missing from the report, unless --allow-missing.\n"
+      "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present\n"
+      "only in the report, or without a fit on either side.\n"
       "Prints a markdown table (for $GITHUB_STEP_SUMMARY) and a one-line summary.\n"
       "An incomplete report (a run stopped by a signal) is not judged unless --allow\n"
       "incomplete, nor a contended one (a busy machine's) unless --allow contended.\n"
       "Exit 0: no regression; 1: a regression; 2: bad input, or nothing comparable (no\n"
       "backend/path with fits in both reports: a gate that compares nothing does not pass);\n"
-      "4: a report is incomplete or contended and not allowed.");
-  sub->add_option("report", o->report, "The current report (readbench run --json), - for stdin")
+      "4: a report is incomplete or contended and not allowed.\n"
+      "An ab report (readbench ab --json) needs no baseline: its verdict is computed again from\n"
+      "its pairs, under --tolerance and --max-cost-ratio where given (else its own); exit 0\n"
+      "pass, 1 regression, 4 inconclusive.");
+  sub->add_option("report", o->report,
+                  "The current report (readbench run --json), or an ab report (readbench ab "
+                  "--json, gated without a baseline); - for stdin")
       ->required();
-  sub->add_option("--baseline", o->baseline, "The baseline report to compare against")->required();
-  sub->add_option("--tolerance", o->check.tolerance,
-                  "Rise of the exponent p allowed before it counts (finite, >= 0)")
-      ->check(finite_number(NumberBound::non_negative))
-      ->capture_default_str();
+  sub->add_option("--baseline", o->baseline,
+                  "The baseline report to compare against (required for a run report)");
+  o->tolerance_given =
+      sub->add_option("--tolerance", o->check.tolerance,
+                      "Rise of the exponent p allowed before it counts (finite, >= 0; an ab "
+                      "report: its own unless given)")
+          ->check(finite_number(NumberBound::non_negative))
+          ->capture_default_str();
   o->max_cost_ratio_given =
       sub->add_option("--max-cost-ratio", o->max_cost_ratio,
                       "Also fail when current / baseline marginal cost per token exceeds this "
                       "(> 0; off by default: costs only compare on one machine)")
           ->check(finite_number(NumberBound::positive));
-  sub->add_option("--allow", o->allow,
-                  "Judge anyway what is otherwise refused (exit 4), comma-separated: incomplete "
-                  "(a report of a run a signal stopped), contended");
+  o->allow_given = sub->add_option(
+      "--allow", o->allow,
+      "Judge anyway what is otherwise refused (exit 4), comma-separated: incomplete "
+      "(a report of a run a signal stopped), contended");
   sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)")
       ->check(output_path());
   sub->add_flag("--allow-config-mismatch", o->check.allow_config_mismatch,
                 "Judge rows whose configurations differ (workload, statistic, GPU model, "
                 "launch) instead of refusing them");
+  sub->add_flag("--allow-missing", o->check.allow_missing,
+                "Skip a backend/path of the baseline that the current report lacks, instead "
+                "of counting it a regression");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -24,8 +24,9 @@ struct ExportOptions {
 int run(const ExportOptions& o) {
   check_distinct_files({{"the report", o.input}}, {{"-o", o.output}});
   check_writable(o.output);
-  const Report rep = read_report(o.input);
-  const Json out = o.format == "bmf" ? export_bmf(rep) : export_gab(rep);
+  const AnyReport rep = read_any_report(o.input);
+  const Json out = rep.ab ? (o.format == "bmf" ? export_ab_bmf(*rep.ab) : export_ab_gab(*rep.ab))
+                          : (o.format == "bmf" ? export_bmf(*rep.run) : export_gab(*rep.run));
   write_atomically(o.output, json_text(out));
   return 0;
 }

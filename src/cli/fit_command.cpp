@@ -35,8 +35,8 @@ int run(const FitOptions& o) {
     try {
       fits.push_back(fit_read(s.points, {fit_from, s.kv_bytes_per_token, s.read_ceiling_gbps}));
     } catch (const FitError& e) {
-      if (s.label.empty()) throw;
-      throw InputError(source + ": " + s.label + ": " + e.what());  // which of several series
+      // The file, and which of several series.
+      throw InputError(source + ": " + (s.label.empty() ? "" : s.label + ": ") + e.what());
     }
   }
 

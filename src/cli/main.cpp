@@ -13,6 +13,7 @@
 #include "backends/cpu/cpu_budget.hpp"
 #include "backends/cpu/omp_wait_policy.hpp"
 #include "cli/commands.hpp"
+#include "cli/parse_error_text.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "report/standard_output.hpp"
@@ -34,6 +35,8 @@ int run_command_line(int argc, char** argv) {
   readbench::cli::setup_verify_command(app, exit_code);
   readbench::cli::setup_compare_command(app, exit_code);
   readbench::cli::setup_export_command(app, exit_code);
+  readbench::cli::setup_ab_command(app, exit_code);
+  readbench::cli::setup_ab_worker_command(app, exit_code);
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     sub->set_version_flag("--version", app.version());
 
@@ -54,7 +57,7 @@ int run_command_line(int argc, char** argv) {
                                   "' (expected one of " + commands + ")");
       return 2;
     }
-    readbench::write_error_line(std::string(e.what()) + " (see --help)");
+    readbench::write_error_line(readbench::cli::parse_error_text(e.what()) + " (see --help)");
     return 2;
   } catch (const readbench::InputError& e) {
     readbench::write_error_line(e.what());
@@ -89,6 +92,10 @@ int main(int argc, char** argv) {
   // A reader that went away (`readbench check ... | head -1`) makes writes fail with EPIPE,
   // reported as stdout that could not be written (exit 2), rather than a silent SIGPIPE death.
   std::signal(SIGPIPE, SIG_IGN);
+  // A write past the file-size limit (`ulimit -f`) then fails with EFBIG, a write error like
+  // any other (the temporary file removed, the old report kept), rather than killing readbench
+  // with SIGXFSZ midway through a report.
+  std::signal(SIGXFSZ, SIG_IGN);
   // OpenMP regions that name no thread count (the workload fill, the f64 reference) take what
   // this process may really use (affinity mask and cgroup quota), not a thread per CPU of the
   // mask: past a quota they would get the group throttled just before a point is timed. A

@@ -1,5 +1,8 @@
 #include "cli/read_input.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -31,7 +34,14 @@ std::string read_bounded(std::istream& in, const std::string& name, std::size_t 
 }  // namespace
 
 std::string read_input(const std::string& path, std::size_t limit) {
-  if (path == "-") return read_bounded(std::cin, "stdin", limit);
+  if (path == "-") {
+    // `readbench fit < dir`: reading a directory fails (EISDIR) as the end of an empty input
+    // would, so it is named before.
+    struct stat st {};
+    if (::fstat(STDIN_FILENO, &st) == 0 && S_ISDIR(st.st_mode))
+      throw InputError("cannot read stdin: it is a directory");
+    return read_bounded(std::cin, "stdin", limit);
+  }
   // Opening a directory succeeds; reading it throws a library error that names no file.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))

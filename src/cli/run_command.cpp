@@ -36,6 +36,7 @@ struct RunOptions {
   std::string json_path, csv_path;
   std::vector<std::string> plugin_files;
   double plugin_timeout_s = kPluginCheckTimeout;
+  const CLI::Option* device_given = nullptr;
 };
 
 // --path: "all" (gather, fused and every plugin), or a list of gather, fused and plugin:NAME.
@@ -47,6 +48,10 @@ std::vector<Path> parse_paths(const std::string& text, const Plugins& plugins) {
   }
   std::vector<Path> out;
   for (const std::string& item : comma_items(text)) {
+    if (item == "all")
+      throw InputError("--path '" + text +
+                       "': all cannot be combined with other paths (it is gather, fused and "
+                       "every plugin)");
     const Path p = parse_path(item);
     if (std::find(out.begin(), out.end(), p) != out.end())
       throw InputError("--path lists " + item + " twice");
@@ -67,6 +72,7 @@ int run(RunOptions& o) {
   c.dtype = parse_query_dtype(o.dtype);
   if (!o.kv_dtype.empty()) c.kv_storage = parse_dtype(o.kv_dtype);
   c.devices = parse_devices(o.devices);
+  check_device_applies(c.backend, o.device_given->count() > 0);
   c.sampling.cache = parse_cache_state(o.cache);
   c.statistic = parse_statistic(o.statistic);
   validate(c);
@@ -223,10 +229,12 @@ void setup_run_command(CLI::App& app, int& exit_code) {
                   "length-dependent and whose cost per token has settled) or a length (0: all)")
       ->capture_default_str();
   add_threads_option(sub, o->config.threads);
-  sub->add_option("--device", o->devices,
-                  "CUDA device index, a list of them (0,1) or all: several devices are swept at "
-                  "the same time, each a backend of its own (cuda:0, cuda:1, ...)")
-      ->capture_default_str();
+  o->device_given =
+      sub->add_option(
+             "--device", o->devices,
+             "CUDA device index, a list of them (0,1) or all: several devices are swept at "
+             "the same time, each a backend of its own (cuda:0, cuda:1, ...)")
+          ->capture_default_str();
   sub->add_option("--seed", o->config.seed, "Seed of the inputs and the block allocator")
       ->check(seed_value())
       ->capture_default_str();

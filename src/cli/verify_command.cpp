@@ -31,13 +31,19 @@ struct VerifyOptions {
   std::uint64_t seed = 7;
   std::vector<std::string> plugin_files;
   double plugin_timeout_s = kPluginCheckTimeout;
+  const CLI::Option* device_given = nullptr;
 };
 
-// Comma-separated items of `text`, each through `parse`.
+// Comma-separated items of `option`'s `text`, each through `parse`; one listed twice is refused,
+// as `run --path gather,gather` is.
 template <class Parse>
-auto parse_list(const std::string& text, Parse parse) {
+auto parse_list(const char* option, const std::string& text, Parse parse) {
   std::vector<decltype(parse(std::string_view{}))> out;
-  for (const std::string& item : comma_items(text)) out.push_back(parse(item));
+  for (const std::string& item : comma_items(text)) {
+    out.push_back(parse(item));
+    if (std::find(out.begin(), out.end() - 1, out.back()) != out.end() - 1)
+      throw InputError(std::string(option) + " lists " + item + " twice");
+  }
   return out;
 }
 
@@ -58,11 +64,14 @@ int run(const VerifyOptions& o) {
   o.shape.validate();
   validate_backend_options(o.threads, o.device);
   const BackendChoice choice = parse_backend_choice(o.backend);
+  check_device_applies(choice, o.device_given->count() > 0);
   // Each (q, K/V) pair once, in the order asked; a pair the kernels do not read is refused
   // before anything runs.
   std::vector<std::pair<DType, DType>> pairs;
-  for (DType t : parse_list(o.dtypes, parse_query_dtype))
-    for (const std::optional<DType>& kv : parse_list(o.kv_dtypes, parse_kv_item)) {
+  const auto query_types = parse_list("--dtypes", o.dtypes, parse_query_dtype);
+  const auto kv_types = parse_list("--kv-dtypes", o.kv_dtypes, parse_kv_item);
+  for (DType t : query_types)
+    for (const std::optional<DType>& kv : kv_types) {
       const std::pair pair{t, kv.value_or(t)};
       validate_dtypes(pair.first, pair.second);
       if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
@@ -160,9 +169,9 @@ void setup_verify_command(CLI::App& app, int& exit_code) {
   sub->add_option("-L,--lengths", o->lengths, "History lengths (default: 1, S, S+1, 1000)");
   add_shape_options(sub, o->shape);
   add_threads_option(sub, o->threads);
-  sub->add_option("--device", o->device, "CUDA device index")
-      ->check(integer_in(0, std::numeric_limits<int>::max()))
-      ->capture_default_str();
+  o->device_given = sub->add_option("--device", o->device, "CUDA device index")
+                        ->check(integer_in(0, std::numeric_limits<int>::max()))
+                        ->capture_default_str();
   add_plugin_options(sub, o->plugin_files, o->plugin_timeout_s,
                      "Check this plugin's read (include/readbench/plugin.h) instead of gather "
                      "and fused (repeatable)");

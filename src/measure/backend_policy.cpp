@@ -52,7 +52,9 @@ std::vector<int> parse_devices(std::string_view text) {
         text.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
     int d = -1;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || d < 0)
+    // Canonical indices only: "01" or "-0" would name a device a second way.
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || d < 0 ||
+        item != std::to_string(d))
       throw InputError("--device '" + std::string(text) +
                        "' is not all, a device index or an increasing list of them (0,1)");
     if (!out.empty() && d <= out.back())
@@ -61,6 +63,11 @@ std::vector<int> parse_devices(std::string_view text) {
     if (comma == std::string_view::npos) return out;
     pos = comma + 1;
   }
+}
+
+void check_device_applies(BackendChoice choice, bool device_given) {
+  if (device_given && choice == BackendChoice::cpu)
+    throw InputError("--device applies only to the cuda backend, not --backend cpu");
 }
 
 std::vector<int> resolve_devices(const std::vector<int>& devices) {

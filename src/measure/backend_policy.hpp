@@ -30,6 +30,10 @@ BackendFactory default_backend_factory(int threads, const std::vector<int>& devi
 // Throws InputError naming a --threads or --device below 0.
 void validate_backend_options(int threads, int device);
 
+// --device names CUDA devices: given with --backend cpu, which has none, it would be recorded
+// in the report as the device the run used. Throws InputError then.
+void check_device_applies(BackendChoice choice, bool device_given);
+
 // --device: an index, an increasing list of indices ("0,1"), or "all" (empty: every device the
 // process sees). Throws InputError naming the text.
 std::vector<int> parse_devices(std::string_view text);

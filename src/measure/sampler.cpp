@@ -54,19 +54,22 @@ double warm_up(Backend& backend, Path path, const SamplingPolicy& policy) {
   return call_s;
 }
 
-Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy) {
-  const auto start = Clock::now();
+int warm_up_and_batch(Backend& backend, Path path, const SamplingPolicy& policy) {
   const double call_s = warm_up(backend, path, policy);
-  Measurement m;
-  m.calls_per_sample = calls_per_sample(backend.timer_resolution_s(), call_s);
+  int calls = calls_per_sample(backend.timer_resolution_s(), call_s);
   // A lone call can be slower than one in a batch (a GPU launch on an idle device): estimate
   // again the way samples run, so a sample really spans 1000 ticks.
-  if (m.calls_per_sample > 1) {
-    const double batched =
-        backend.time_calls(path, m.calls_per_sample, CacheState::hot) / m.calls_per_sample;
-    m.calls_per_sample =
-        std::max(m.calls_per_sample, calls_per_sample(backend.timer_resolution_s(), batched));
+  if (calls > 1) {
+    const double batched = backend.time_calls(path, calls, CacheState::hot) / calls;
+    calls = std::max(calls, calls_per_sample(backend.timer_resolution_s(), batched));
   }
+  return calls;
+}
+
+Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy) {
+  const auto start = Clock::now();
+  Measurement m;
+  m.calls_per_sample = warm_up_and_batch(backend, path, policy);
 
   // Disturbed samples are set aside and re-taken: the stopping rule sees clean ones only.
   std::vector<double> samples, disturbed;

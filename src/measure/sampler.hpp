@@ -44,6 +44,9 @@ void validate(const SamplingPolicy& p);
 // fastest call, in seconds.
 double warm_up(Backend& backend, Path path, const SamplingPolicy& policy);
 
+// warm_up, then the calls a sample batches so it spans 1000 timer ticks (calls_per_sample),
+// estimated again on a batch of that many.
+int warm_up_and_batch(Backend& backend, Path path, const SamplingPolicy& policy);
 // Throws Interrupted (core/interrupt.hpp) between calls once a signal asks the run to stop.
 Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& policy);
 

@@ -20,6 +20,7 @@
 #include "core/interrupt.hpp"
 #include "core/strprintf.hpp"
 #include "measure/backend_policy.hpp"
+#include "measure/run_memory.hpp"
 #include "measure/verify.hpp"
 
 namespace readbench {
@@ -32,14 +33,13 @@ std::int64_t pool_bytes_per_replica(Workload w) {
   return 2 * w.pool_elements() * std::int64_t(element_size(w.kv_dtype()));
 }
 
-// Replicas within the pool budget (8 GiB of K/V pools), at most 256.
+}  // namespace
+
 int max_replicas(const Workload& w) {
   constexpr double kPoolBudget = 8.0 * (1ll << 30);
   const auto per_replica = std::max<std::int64_t>(pool_bytes_per_replica(w), 1);
   return int(std::clamp(std::floor(kPoolBudget / double(per_replica)), 1.0, 256.0));
 }
-
-}  // namespace
 
 int cold_replicas(const Workload& w, std::int64_t cache_bytes, double resolution_s,
                   double read_gbps) {
@@ -161,8 +161,13 @@ struct GridBounds {
     const double next = kAutoLengthFactor * last_length_s;
     if (spent + next > c.sweep_budget_s)
       return std::pair{GridStop::sweep_budget,
-                       at + " would take about " + fmt(next) + " s more after " + fmt(spent) +
-                           " s, past --sweep-budget " + fmt(c.sweep_budget_s) + " s"};
+                       // Before the first length there is no estimate, only what the ceilings took.
+                       last_length_s > 0
+                           ? at + " would take about " + fmt(next) + " s more after " + fmt(spent) +
+                                 " s, past --sweep-budget " + fmt(c.sweep_budget_s) + " s"
+                           : at + " was not started: " + fmt(spent) +
+                                 " s were spent before the first length, past --sweep-budget " +
+                                 fmt(c.sweep_budget_s) + " s"};
     return memory_stop(backend, w);
   }
 
@@ -170,10 +175,11 @@ struct GridBounds {
   std::optional<std::pair<GridStop, std::string>> memory_stop(const Backend& backend,
                                                               const Workload& w) const {
     const std::string at = "L=" + std::to_string(w.length);
-    const double host = double(host_workload_bytes(w));
-    if (host > kAutoMemoryShare * host_available)
-      return std::pair{GridStop::memory, at + " needs " + bytes_text(host) +
-                                             " of host memory, more than half of the " +
+    const double host = double(step_peak(c, backend.name(), w).bytes);
+    if (host > double(host_memory_limit(std::int64_t(host_available))))
+      return std::pair{GridStop::memory, at + " would take " + bytes_text(host) +
+                                             " of host memory at its peak, more than four "
+                                             "fifths of the " +
                                              bytes_text(host_available) + " available"};
     const double own = double(backend.workload_bytes(w));
     if (own > kAutoMemoryShare * backend_available)
@@ -212,11 +218,9 @@ void time_point(Backend& backend, const SweepConfig& c, const BackendResult& inf
       tw.replicas < max_replicas(tw)) {
     Workload more = tw;
     more.replicas = std::min(m.calls_per_sample + (m.calls_per_sample + 3) / 4, max_replicas(tw));
-    // The new workload is built while the backend still holds the old one: both must fit.
-    Workload both = more;
-    both.replicas += tw.replicas;
-    if (fits(both)) {
+    if (fits(more)) {
       tw = more;
+      backend.release();  // built in the old one's place
       backend.prepare(make_host_workload(tw));
       m = measure_point(backend, r.path, c.sampling);
     }
@@ -325,6 +329,7 @@ void sample_rounds(Backend& backend, const SweepConfig& c, BackendResult& info,
       throw_if_interrupted();
       const bool fresh = k != prepared;
       if (fresh) {
+        backend.release();
         backend.prepare(make_host_workload(s.workload));
         prepared = k;
       }
@@ -411,8 +416,11 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
   std::vector<PathResult*> active;  // paths whose grid goes on
   for (PathResult& r : mine)
     if (r.status == Status::ok) active.push_back(&r);
+  // An explicit grid's lengths fit this machine on one replica (validate); a cold one adds
+  // replicas while they fit.
   const auto fits_bounds = [&](const Workload& tw) {
-    return !c.auto_lengths || !bounds.memory_stop(backend, tw);
+    if (c.auto_lengths) return !bounds.memory_stop(backend, tw);
+    return step_peak(c, name, tw).bytes <= host_memory_limit(physical_memory_bytes());
   };
   double last_length_s = 0;
   std::vector<GridStep> steps;  // what the later rounds sample again
@@ -438,6 +446,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
                         ? 1
                         : cold_replicas(tw, backend.cache_bytes(), backend.timer_resolution_s(),
                                         info.bandwidths.read_gbps);
+      while (tw.replicas > 1 && !fits_bounds(tw)) tw.replicas = (tw.replicas + 1) / 2;
       if (c.auto_lengths) {
         if (auto stop = bounds.stop_before(backend, tw, last_length_s)) {
           for (PathResult* r : active) {
@@ -449,6 +458,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
         }
       }
       const auto length_start = Clock::now();
+      backend.release();  // the next length is built in its place
       backend.prepare(make_host_workload(tw));
       GridStep grid_step{tw, since(length_start), {}};
       for (PathResult* r : due) {
@@ -566,12 +576,27 @@ void validate(const SweepConfig& c) {
       std::adjacent_find(c.devices.begin(), c.devices.end()) != c.devices.end())
     throw InputError("the CUDA devices must be listed once each, in increasing order");
   if (c.fit_from) check_fit_from(*c.fit_from);
-  // A workload this machine cannot hold is bad input under every --backend, refused before
-  // anything is measured: the longest explicit length, or the partial block the checks add
-  // (verify.cpp), on one replica. An auto grid stops before its memory bound instead.
-  const std::int64_t longest = std::max(c.auto_lengths ? kAutoFirstLength : c.lengths.back(),
-                                        std::int64_t(c.shape.block_size) + 1);
-  check_host_memory(c.workload(longest));
+  // A block past the longest history is padding that every sequence carries whole: a block of
+  // 2^20 tokens at L = 16 takes 65,536 times the memory the read needs.
+  const std::int64_t longest = c.auto_lengths ? c.max_length : c.lengths.back();
+  if (c.shape.block_size > longest)
+    throw InputError("--block-size " + std::to_string(c.shape.block_size) +
+                     " is longer than the longest length, " + std::to_string(longest) +
+                     ": each sequence would be one block of mostly padding");
+  // A run this machine cannot hold is bad input under every --backend, refused before anything
+  // is measured: its explicit lengths with the checks' (verify.cpp), on one replica. An auto
+  // grid stops before its memory bound instead.
+  const std::int64_t checked =
+      std::max(c.auto_lengths ? kAutoFirstLength : longest, std::int64_t(c.shape.block_size) + 1);
+  // The model's products stay within 64 bits below 2^60 bytes of K/V; past them the workload's
+  // own check, in floating point, names the figure.
+  const Workload w = c.workload(checked);
+  if (w.length <= (1ll << 40) &&
+      2.0L * w.shape.batch * (w.length + w.shape.block_size) * w.shape.kv_heads * w.shape.head_dim <
+          0x1p60L)
+    require_host_memory(run_peak(c, c.auto_lengths ? kAutoFirstLength : longest),
+                        physical_memory_bytes());
+  check_host_memory(w);
 }
 
 namespace {

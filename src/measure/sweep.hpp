@@ -20,6 +20,8 @@ RunResult run_sweep(const SweepConfig& config, const Progress& progress = {},
 // flush keeps reading untouched data, without building more pool than that needs.
 int replicas_for(std::int64_t bytes_per_call, std::int64_t cache_bytes, double resolution_s,
                  double read_gbps);
+// Replicas of `w` within the pool budget (8 GiB of K/V pools), at most 256.
+int max_replicas(const Workload& w);
 // replicas_for a cold workload `w`, within the pool budget (8 GiB of K/V pools, whole blocks
 // counted: a block far longer than the history still takes its whole size in every replica).
 int cold_replicas(const Workload& w, std::int64_t cache_bytes, double resolution_s,

@@ -28,6 +28,7 @@ CheckResult failed_check(const Workload& w, const Path& p, const std::string& fa
 
 std::vector<CheckResult> check_paths(Backend& backend, const Workload& w,
                                      const std::vector<Path>& paths) {
+  backend.release();  // built in the place of the backend's last workload
   HostWorkload h = make_host_workload(w);
   throw_if_interrupted();
   const std::vector<double> ref = reference_attention(h, 0);

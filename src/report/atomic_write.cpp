@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "report/link_target.hpp"
 #include "report/standard_output.hpp"
 
 namespace readbench {
@@ -165,21 +166,6 @@ void replace(const std::string& path, const std::string& content, const Target& 
   // EINVAL: a file system that does not sync directories.
   if (synced != 0 && err != EINVAL)
     fail(path, std::string("syncing its directory: ") + std::strerror(err));
-}
-
-// Where a chain of links from `path` ends (`path` itself when it is no link), followed one hop at
-// a time like names_descriptor, so a dangling link names the file it would create.
-std::string link_target(const std::string& path) {
-  fs::path p = path;
-  std::error_code ec;
-  for (int hop = 0; hop < 40; ++hop) {  // 40: the kernel's own limit on link hops
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
-    const fs::path target = fs::read_symlink(p, ec);
-    if (ec) break;
-    p = target.is_absolute() ? target : p.parent_path() / target;
-  }
-  return p.string();
 }
 
 }  // namespace

@@ -54,6 +54,14 @@ double first_dominant_length(const ReportResult& side, double first) {
   return best;
 }
 
+// A baseline row the current report lacks: a run that leaves out a path it used to time (or a
+// report with the row deleted) would otherwise pass without the path being judged.
+void missing(CheckRow& row) {
+  row.verdict = Verdict::regression;
+  row.reasons.push_back(
+      "missing from the current report (in the baseline only; --allow-missing skips it)");
+}
+
 // The rules for one backend/path present in both reports.
 void judge(CheckRow& row, const CheckOptions& o) {
   const ReportResult& b = *row.baseline;
@@ -388,8 +396,10 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     const std::string mismatch = differences_for(any.backend, any.path);
     if (!row.baseline)
       row.reasons.push_back("only in the current report");
-    else if (!row.current)
+    else if (!row.current && o.allow_missing)
       row.reasons.push_back("only in the baseline");
+    else if (!row.current)
+      missing(row);
     else if (!mismatch.empty() && !o.allow_config_mismatch)
       row.reasons.push_back("configurations differ (" + mismatch +
                             "): refused; --allow-config-mismatch judges it anyway");

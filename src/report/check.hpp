@@ -19,6 +19,8 @@ struct CheckOptions {
   // Judge rows whose configurations differ (workload, statistic, GPU model), with a note,
   // instead of refusing them.
   bool allow_config_mismatch = false;
+  // Skip a baseline row the current report lacks, instead of counting it a regression.
+  bool allow_missing = false;
 };
 
 // Throws InputError naming the option: a negative or non-finite tolerance, a cost ratio that
@@ -75,7 +77,8 @@ constexpr int kCheckMinLengths = 3;
 // baseline + tolerance; or the regime worsened (flat < sublinear < linear < superlinear) with
 // the current CI wholly inside worse bands; or, with the cost gate on, the ratio of marginal costs
 // per token exceeds it. Also a regression: a path ok in the baseline and `failed` in the current
-// report. Skipped: unavailable in the current report, absent from either, no fit on either side.
+// report, and a baseline row absent from the current report (unless `o.allow_missing`).
+// Skipped: unavailable in the current report, only in the current report, no fit on either side.
 // Throws InputError when nothing is judged (a gate that compares nothing must not pass); with
 // the cost gate on, a row whose marginal cost is not > 0 gets a note and no ratio. Validates
 // `o` first. Throws CannotJudge on an incomplete or contended report unless `o.allow` allows it

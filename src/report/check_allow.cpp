@@ -12,8 +12,14 @@ std::vector<std::string> Allowances::words() const {
 }
 
 Allowances parse_allowances(std::string_view list) {
+  // `--allow "$UNSET"` would otherwise allow nothing quietly, while `--allow incomplete,` is
+  // refused.
+  if (list.empty())
+    throw InputError(
+        "--allow: the value is empty (expected incomplete or contended, "
+        "comma-separated)");
   Allowances a;
-  while (!list.empty()) {
+  while (true) {
     const std::size_t comma = list.find(',');
     const std::string_view word = list.substr(0, comma);
     if (word == "incomplete")

@@ -16,8 +16,8 @@ struct Allowances {
   std::vector<std::string> words() const;  // the words given, in the order above
 };
 
-// A comma-separated list of `incomplete` and `contended` (empty: nothing allowed). Throws
-// InputError naming any other word.
+// A comma-separated list of `incomplete` and `contended` (--allow not given allows nothing).
+// Throws InputError naming any other word, and on an empty list or word.
 Allowances parse_allowances(std::string_view list);
 
 // Throws CannotJudge naming the report when the baseline or the current report is incomplete

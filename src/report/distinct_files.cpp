@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/errors.hpp"
+#include "report/link_target.hpp"
 
 namespace readbench {
 
@@ -25,7 +26,9 @@ fs::path normalized(const std::string& path) {
 
 }  // namespace
 
-bool same_file(const std::string& a, const std::string& b) {
+bool same_file(const std::string& a_path, const std::string& b_path) {
+  // Compared where their links lead: a dangling link names the file a write would create.
+  const std::string a = link_target(a_path), b = link_target(b_path);
   struct stat sa {
   }, sb{};
   const bool a_exists = ::stat(a.c_str(), &sa) == 0, b_exists = ::stat(b.c_str(), &sb) == 0;

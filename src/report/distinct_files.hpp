@@ -14,8 +14,10 @@ struct RolePath {
   std::string path;
 };
 
-// Whether `a` and `b` name one file: the same device and inode where both exist (so "r.json",
-// "./r.json" and a hard link match), the same normalized absolute path where neither does.
+// Whether `a` and `b` name one file, each taken where its chain of links ends (link_target.hpp,
+// so a dangling link matches the file it would create): the same device and inode where both
+// exist (so "r.json", "./r.json" and a hard link match), the same normalized absolute path where
+// neither does.
 bool same_file(const std::string& a, const std::string& b);
 
 // Throws InputError naming both roles when an output is the same file as an input or an

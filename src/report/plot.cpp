@@ -389,3 +389,11 @@ std::string plot_svg(const Report& rep) {
 }
 
 }  // namespace readbench
+
+namespace readbench {
+
+std::string svg_escaped(std::string_view s) {
+  return escaped(s);
+}
+
+}  // namespace readbench

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 #include "report/csv.hpp"
 #include "report/json_input.hpp"
 #include "report/report_input.hpp"
@@ -81,7 +82,9 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
     if (int(cells.size()) <= needed || extra)
       throw InputError(where + ": expected " + std::to_string(header.size()) + " columns, got " +
                        std::to_string(cells.size()));
-    const std::string label = grouped ? cells[std::size_t(bi)] + "/" + cells[std::size_t(pi)] : "";
+    // Printed as a heading of `fit`'s table: kept to one line of a terminal.
+    const std::string label =
+        grouped ? printable(cells[std::size_t(bi)] + "/" + cells[std::size_t(pi)]) : "";
     if (grouped && (cells[std::size_t(bi)].empty() || cells[std::size_t(pi)].empty()))
       throw InputError(where + ": an empty backend or path");
     auto it = std::find_if(series.begin(), series.end(),

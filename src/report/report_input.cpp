@@ -93,6 +93,8 @@ std::optional<int> device_index(std::string_view backend) {
   const char* end = backend.data() + backend.size();
   const auto [stop, error] = std::from_chars(backend.data() + kPrefix.size(), end, index);
   if (error != std::errc() || stop != end || index < 0) return std::nullopt;
+  // As a run writes it: "cuda:01" would be a second name for cuda:1.
+  if (backend.substr(kPrefix.size()) != std::to_string(index)) return std::nullopt;
   return index;
 }
 
@@ -111,14 +113,15 @@ bool agrees(double stored, double computed) {
 // counts of at least 1 (rounds from schema version 5), times positive and in order (the mean
 // within rounding of [min, max], as a sum of equal samples over their count may not be exact),
 // a standard deviation >= 0, bytes positive.
-void check_point_statistics(const Reader& r, const json& point, const std::string& at,
-                            const ReportPoint& p, int schema_version) {
+// Returns the point's bytes.
+double check_point_statistics(const Reader& r, const json& point, const std::string& at,
+                              const ReportPoint& p, int schema_version) {
   constexpr std::int64_t kMostCount = std::int64_t(1) << 53;
   r.integer(point, at, "samples", 1, kMostCount);
   r.integer(point, at, "calls_per_sample", 1, kMostCount);
   r.integer(point, at, "replicas", 1, kMostCount);
   if (schema_version >= 5) r.integer(point, at, "rounds", 1, kMostCount);
-  r.positive(point, at, "bytes");
+  const double bytes = r.positive(point, at, "bytes");
   const double mean = r.positive(point, at, "mean_s");
   const double max = r.positive(point, at, "max_s");
   if (!(p.median_s <= max))
@@ -130,6 +133,16 @@ void check_point_statistics(const Reader& r, const json& point, const std::strin
   const double stddev = r.number(point, at, "stddev_s");
   if (!(stddev >= 0) || !std::isfinite(stddev))
     r.fail(at + ".stddev_s", "must be finite and >= 0, got " + json(stddev).dump());
+  return bytes;
+}
+
+// A point's GB/s is its bytes over the report's statistic: shown and exported beside the
+// times, it must say what they say.
+void check_gbps(const Reader& r, const std::string& at, const ReportPoint& p, double bytes) {
+  const double gbps = bytes / p.seconds / 1e9;
+  if (!agrees(p.gbps, gbps))
+    r.fail(at + ".gbps", json(p.gbps).dump() + " is not the point's bytes over its time (" +
+                             json(gbps).dump() + "): the report was edited or is corrupt");
 }
 
 // The stored fit, checked against the one its points give (`computed`, over the stored
@@ -178,6 +191,28 @@ void check_stored_fit(const Reader& r, const json& f, const std::string& where,
                " is not what the points give: the report was edited or is corrupt");
 }
 
+// A timed path whose fit is null: a run fits every ok path and leaves the fit out only where
+// its points cannot give one (fit_error says why, and fitting them again agrees). A fit deleted
+// by hand would take the path out of every gate while its points show what it does.
+void check_no_fit(const Reader& r, const json& res, const std::string& where,
+                  const ReportResult& out, const std::optional<double>& fit_from, bool settle) {
+  if (out.status != Status::ok) return;
+  std::string why = "no fit_error";
+  if (res.contains("fit_error")) why = "fit_error \"" + r.shown(res, where, "fit_error") + "\"";
+  ReadFitOptions options;
+  options.fit_from = fit_from;
+  options.settle = settle;
+  std::optional<ReadFit> fitted;
+  try {
+    fitted = fit_read(out.timed_points(), options);
+  } catch (const FitError&) {
+    return;  // nothing to fit, as the report says
+  }
+  r.fail(where + ".fit", "is null (" + why + ") but the points of " + out.label() +
+                             " give one (exponent " + json(fitted->power.exponent).dump() +
+                             "): the report was edited or is corrupt");
+}
+
 }  // namespace
 
 nlohmann::ordered_json origin_to_json(const ReportOrigin& o) {
@@ -218,6 +253,9 @@ std::string Report::incompleteness() const {
 
 Report report_from_json(const json& j, const std::string& source) {
   const Reader r(source);
+  if (j.is_object() && j.contains("ab") && !j.contains("results"))
+    throw InputError(printable(source) +
+                     " is an ab report (readbench ab): check, plot, export and compare read it");
   if (!j.is_object() || !j.contains("results"))
     throw InputError(source + ": not a readbench report (no 'results')");
   const json& version_field = r.field(j, "report", "schema_version");
@@ -316,6 +354,15 @@ Report report_from_json(const json& j, const std::string& source) {
           r.positive(b, "machine.bandwidths[" + std::to_string(i) + "]", "read_gbps");
   }
 
+  // The region every fit of the run was asked for: "auto" or a length (config.fit_from).
+  std::optional<double> config_fit_from;
+  if (const json& from = r.field(config, "config", "fit_from"); from != "auto") {
+    const double v = r.number(config, "config", "fit_from");
+    if (!(v >= 0) || !std::isfinite(v))
+      r.fail("config.fit_from", "must be auto or a finite length >= 0, got " + from.dump());
+    config_fit_from = v;
+  }
+
   const json& results = r.array(j, "report", "results");
   for (std::size_t i = 0; i < results.size(); ++i) {
     const std::string where = "results[" + std::to_string(i) + "]";
@@ -348,6 +395,7 @@ Report report_from_json(const json& j, const std::string& source) {
         r.fail(at, "failed but the result's status is ok");
     }
     const json& points = r.array(res, where, "points");
+    std::vector<double> bytes;  // each point's, checked against its GB/s once the fit is
     for (std::size_t k = 0; k < points.size(); ++k) {
       const std::string at = where + ".points[" + std::to_string(k) + "]";
       ReportPoint p;
@@ -366,14 +414,27 @@ Report report_from_json(const json& j, const std::string& source) {
       if (!(p.min_s <= p.median_s))
         r.fail(at + ".min_s",
                json(p.min_s).dump() + " is above median_s " + json(p.median_s).dump());
-      check_point_statistics(r, points[k], at, p, rep.schema_version);
+      bytes.push_back(check_point_statistics(r, points[k], at, p, rep.schema_version));
       out.points.push_back(p);
     }
+    // An unavailable or failed path is never timed: points or a fit beside that status were put
+    // there by hand, and would be judged as though the path had run.
+    if (out.status != Status::ok && !out.points.empty())
+      r.fail(where + ".points", "holds " + std::to_string(out.points.size()) + " points of " +
+                                    out.label() + " but its status is " +
+                                    std::string(to_string(out.status)) +
+                                    ": a path that is not ok is never timed");
     if (res.contains("grid")) {
       out.grid_stop = r.word(r.field(res, where, "grid"), where + ".grid", "stop", kGridStopNames);
       out.grid_reason = r.text(res["grid"], where + ".grid", "reason");
     }
     const json& fit = r.field(res, where, "fit");
+    if (out.status != Status::ok && !fit.is_null())
+      r.fail(where + ".fit", "is there but the status of " + out.label() + " is " +
+                                 std::string(to_string(out.status)) +
+                                 ": a path that is not ok is never fitted");
+    if (fit.is_null() && !out.points.empty())
+      check_no_fit(r, res, where, out, config_fit_from, rep.schema_version >= 6);
     if (!fit.is_null()) {
       const std::string at = where + ".fit";
       const double fit_from = r.number(fit, at, "fit_from");
@@ -412,6 +473,8 @@ Report report_from_json(const json& j, const std::string& source) {
       }
       check_stored_fit(r, fit, at, *out.fit, options.settle);
     }
+    for (std::size_t k = 0; k < out.points.size(); ++k)
+      check_gbps(r, where + ".points[" + std::to_string(k) + "]", out.points[k], bytes[k]);
     rep.results.push_back(std::move(out));
   }
   return rep;

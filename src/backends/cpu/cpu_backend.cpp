@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -137,20 +136,29 @@ class CpuBackend final : public Backend {
   }
 
   void prepare(HostWorkload&& w) override {
-    plugin_calls_ = {};  // released before their workload goes
+    release();
     work_ = std::move(w);
     const Workload& wl = work_->workload;
-    std::tie(out_, gather_k_, gather_v_) = buffers_for(wl);
+    out_ = output_buffer(wl);
     if (primer_ && !(primer_->workload.shape == wl.shape && primer_->workload.dtype == wl.dtype &&
                      primer_->workload.kv_dtype() == wl.kv_dtype())) {
       primer_plugin_calls_ = {};
+      primer_out_ = {}, primer_k_ = {}, primer_v_ = {};
       primer_.reset();
     }
     if (!plugins_.empty()) plugin_calls_ = PluginCalls(plugins_, *work_, threads_);
   }
 
+  void release() override {
+    plugin_calls_ = {};  // released before their workload goes
+    gather_k_ = {}, gather_v_ = {};
+    out_ = {};
+    work_.reset();
+  }
+
   std::vector<double> run_for_check(Path p) override {
     const Workload& wl = require_workload();
+    if (p == Path::gather) gather_workspace(*work_, gather_k_, gather_v_);
     const std::int64_t n = wl.io_elements();
     for (std::int64_t i = 0; i < n; ++i)
       store_as(wl.dtype, out_.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());
@@ -163,6 +171,7 @@ class CpuBackend final : public Backend {
 
   double time_calls(Path p, int calls, CacheState cache) override {
     const Workload& wl = require_workload();
+    if (p == Path::gather) gather_workspace(*work_, gather_k_, gather_v_);  // before any timer
     if (cache == CacheState::cold) {
       if (!flusher_) flusher_.emplace(threads_);
       flusher_->flush(sample_buffers(p, calls));
@@ -213,13 +222,19 @@ class CpuBackend final : public Backend {
     return ranges;
   }
 
-  // Output and gather workspace of a workload: [replicas, B, Hq, D], and K and V of one call.
-  static std::tuple<AlignedBuffer, AlignedBuffer, AlignedBuffer> buffers_for(const Workload& w) {
-    const std::size_t history = std::size_t(w.kv_bytes_per_call() / 2);
-    return {AlignedBuffer(std::size_t(w.replicas) * w.io_elements() * element_size(w.dtype),
-                          "the output buffer"),
-            AlignedBuffer(history, "the gathered K copy"),
-            AlignedBuffer(history, "the gathered V copy")};
+  // A workload's output: [replicas, B, Hq, D].
+  static AlignedBuffer output_buffer(const Workload& w) {
+    return AlignedBuffer(std::size_t(w.replicas) * w.io_elements() * element_size(w.dtype),
+                         "the output buffer");
+  }
+
+  // The gather path's workspace for `h`, K and V of one call, allocated at the first gather call
+  // on it: a run without the gather path never takes its memory.
+  static void gather_workspace(const HostWorkload& h, AlignedBuffer& k, AlignedBuffer& v) {
+    const std::size_t history = std::size_t(h.workload.kv_bytes_per_call() / 2);
+    if (k.size() == history) return;
+    k = AlignedBuffer(history, "the gathered K copy");
+    v = AlignedBuffer(history, "the gathered V copy");
   }
 
   // After the flush, one call of the same read on a one-block workload of the same shape with
@@ -235,9 +250,10 @@ class CpuBackend final : public Backend {
       w.replicas = 1;
       w.seed ^= 0x9e3779b97f4a7c15ull;
       primer_.emplace(make_host_workload(w));
-      std::tie(primer_out_, primer_k_, primer_v_) = buffers_for(w);
+      primer_out_ = output_buffer(w);
       if (!plugins_.empty()) primer_plugin_calls_ = PluginCalls(plugins_, *primer_, threads_);
     }
+    if (p == Path::gather) gather_workspace(*primer_, primer_k_, primer_v_);
     try {
       run(*primer_, primer_plugin_calls_, p, 0, primer_out_, primer_k_, primer_v_);
     } catch (const PluginFailure&) {

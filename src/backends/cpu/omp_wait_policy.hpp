@@ -6,7 +6,7 @@
 
 namespace readbench::cpu {
 
-// readbench's default: a bounded spin, GOMP_SPINCOUNT=10000 (bench/cpu/WAIT_POLICY.md has
+// readbench's default: a bounded spin, GOMP_SPINCOUNT=10000 (docs/measurements.md has
 // the numbers): workers spin through the microsecond gaps inside a call and sleep through the
 // milliseconds between samples, so a neighbour gets the core back.
 inline constexpr const char* kWaitPolicyVariable = "GOMP_SPINCOUNT";

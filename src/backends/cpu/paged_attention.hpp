@@ -22,7 +22,7 @@ constexpr std::int64_t kMinSliceBlocks = 8;
 // Work split of one call into (sequence, KV-head group, history slice) tasks. A task over
 // all KV heads reads each block as one contiguous run; a task over a group of KV heads reads
 // a strided span of every row (fused at L = 4096, one sequence on two threads: 10-15% slower
-// than two history slices; bench/cpu/NOTES.md, step 12). So the split takes sequences first,
+// than two history slices; docs/measurements.md). So the split takes sequences first,
 // then slices of the history while each keeps kMinSliceBlocks blocks, then groups of KV
 // heads, and shorter slices only when one task per KV head still leaves threads idle.
 // Slices' partial softmax states are merged at the end.

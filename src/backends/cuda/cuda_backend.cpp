@@ -661,7 +661,7 @@ std::unique_ptr<Backend> make_cuda_backend(int device) {
   cuda::Tuning t;
   std::string variant;
 #if defined(READBENCH_BENCH_VARIANTS)
-  // bench/h200 only: readbench's own sweep of a kernel variant (a variant build is no product;
+  // tools/h200 only: readbench's own sweep of a kernel variant (a variant build is no product;
   // the report's launch entry names the tuning).
   if (const char* spec = std::getenv("READBENCH_CUDA_TUNING"); spec != nullptr && *spec != '\0') {
     cuda::apply_tuning(t, spec);

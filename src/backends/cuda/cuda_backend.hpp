@@ -11,7 +11,7 @@
 
 namespace readbench::cuda {
 
-// A CUDA backend whose plan can be changed, for variant runs (bench/h200): only builds with
+// A CUDA backend whose plan can be changed, for variant runs (tools/h200): only builds with
 // READBENCH_BENCH_VARIANTS have it.
 class TunableBackend : public Backend {
  public:

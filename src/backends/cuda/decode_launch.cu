@@ -51,8 +51,8 @@ bool block_smem_fits(const void* function, std::size_t bytes) {
 
 // Each row of `plan` (splits > 1, at most t.cluster and 16) as one cluster, where its blocks'
 // partials fit the first's shared memory and every cluster of the grid is resident at once
-// (rows of several clusters, or clusters waiting for SMs, measured slower: bench/h200 run 49);
-// sets plan.cluster and plan.split_smem_bytes, or leaves them.
+// (rows of several clusters, or clusters waiting for SMs, measured slower: docs/cuda.md, "Split
+// histories"); sets plan.cluster and plan.split_smem_bytes, or leaves them.
 void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, DecodePlan& plan) {
   const DecodeKernel& k = plan.kernel;
   const int cluster = plan.splits;
@@ -94,7 +94,7 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
 
 // The rows of B * Hkv / kv_per_block * head tiles that a kernel `k` makes of `p`, where each
 // has 16-31 SMs to itself (as measured: 8 rows on 132 SMs; rows of 2, 66 SMs each, lost up to
-// 10% in run 67); 0 elsewhere.
+// 10%: docs/cuda.md, "Few rows"); 0 elsewhere.
 std::int64_t few_rows_of(const DecodeProblem& p, const DecodeKernel& k, int sm_count) {
   const std::int64_t rows = std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) *
                             ceil_div(p.group(), k.heads_per_block);
@@ -208,7 +208,7 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   // Pairs of KV heads where the device lets a block take their shared memory and where their
   // rows, each split as finely as a short history may be (kShortSplits splits of at least
   // short_split_tokens), still cover the SMs; else a head a row. Fewer rows than that halve the
-  // SMs a short call of few rows reads on: bench/h200 run 73b, B=1 Hkv=8 (4 rows of pairs)
+  // SMs a short call of few rows reads on (docs/cuda.md, "Pairs"): B=1 Hkv=8 (4 rows of pairs)
   // L=1024-4096 11-12% slower, L=16384 3% slower, L=65536 2% faster; B=8 (32 rows) 2-3% faster.
   const std::int64_t pair_rows = std::int64_t(p.batch) * (p.kv_heads / 2);
   const std::int64_t finest =
@@ -269,7 +269,7 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   std::int64_t splits = std::clamp<std::int64_t>(wanted / blocks, 1, most_splits);
   // Rows that fill their last wave only in part split into more waves that fill their last one
   // (wave_fill.hpp; measured on the fused path, the gather path's kernel planned alike). Not
-  // pairs of KV heads: a head a row split so against their one wave, bench/h200 run 78, D=64
+  // pairs of KV heads: a head a row split so against their one wave (docs/cuda.md), D=64
   // B=20: +2.9% at L=4096, -4.1% at 16384. Not under a variant of the waves, which asks for
   // its own.
   if (!k.paired_heads && t.waves == Tuning{}.waves) {
@@ -279,9 +279,9 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   }
   // A split short history where even the finest splits leave SMs idle: shorter splits, as long
   // as every block keeps an SM to itself (a block's few tiles are its latency, not its
-  // bandwidth) and a row has at most kShortSplits of them, where it was measured: bench/h200
-  // run 25, B=1 Hkv=8 L=1024 4 -> 8 splits 7.2 -> 6.3 us; L=2048 8 -> 16 splits +1%; L=256,
-  // split in two, 5.3 -> 5.7 us (so an unsplit history stays so). The merging block's tail
+  // bandwidth) and a row has at most kShortSplits of them, where it was measured (docs/cuda.md,
+  // "Short splits"): B=1 Hkv=8 L=1024 4 -> 8 splits 7.2 -> 6.3 us; L=2048 8 -> 16 splits +1%;
+  // L=256, split in two, 5.3 -> 5.7 us (so an unsplit history stays so). The merging block's tail
   // grows with the splits, so more of them are not assumed to pay.
   if (t.short_split_tokens > 0 && splits > 1) {
     const std::int64_t finer =
@@ -290,8 +290,8 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
     if (finer > splits && finer * blocks <= sm_count) splits = finer;
   }
   // Pairs of KV heads only where they leave the history unsplit: split rows of pairs (their few
-  // splits as one cluster) measured slower at most batches between (bench/h200 run 74b, D=64
-  // Hkv=8: B=7 L=4099-16384 8-9%, B=12 6-9%, B=16 5-6%; run 73c: B=5 and B=8 2-3% faster).
+  // splits as one cluster) measured slower at most batches between (docs/cuda.md, "Pairs";
+  // D=64 Hkv=8: B=7 L=4099-16384 8-9%, B=12 6-9%, B=16 5-6%; B=5 and B=8 2-3% faster).
   if (k.paired_heads && splits > 1) {
     Tuning heads = t;
     heads.paired_heads = false;
@@ -356,14 +356,14 @@ void apply_tuning(Tuning& t, std::string_view spec) {
       t.flush_read = x != 0;
     else if (key == "merge")
       t.merge_kernel = x != 0;
-    else if (key == "mergev") {  // 0 the staged merge, 2 the two-pass one of runs 25-28
+    else if (key == "mergev") {  // 0 the staged merge, 2 the two-pass one before it
       if (x != 0 && x != 2) throw InputError("tuning entry '" + std::string(item) + "': 0 or 2");
       t.merge_variant = int(x);
-    } else if (key == "fence") {  // 1: every thread's fences, as before run 47 (DecodeParams)
+    } else if (key == "fence") {  // 1: every thread's fences, as before (DecodeParams)
       if (x != 0 && x != 1) throw InputError("tuning entry '" + std::string(item) + "': 0 or 1");
       t.fence_variant = int(x);
     } else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first (and
-                                // trigger after the reads, as in run 22); 4: at exit; 5: after
+                                // trigger after the reads, as at first); 4: at exit; 5: after
                                 // a warp's last copies are issued, before its first tile too;
                                 // 6: after the tile computed while its last copies were issued
                                 // (a tile later than 5); 7: the product's

@@ -81,10 +81,11 @@ struct DecodeParams {
   bool trigger_at_exit = false;  // a variant: no explicit trigger, the block's exit is one
   // A variant: 1 once a warp has issued its last copies; 2 a tile later.
   int trigger_after_issue = 0;
-  int merge_variant = 0;  // a variant: 2 the two-pass split merge of runs 25-28
+  int merge_variant = 0;  // a variant: 2 the two-pass split merge the staged one replaced
   // A variant: 1 every thread of a split block also fences (sequentially consistent, GPU
   // scope) before its arrival at the split counter and, in the merging block, after it, as the
-  // product did before run 47 (thread 0's acquire-release fences stay: not quite that product).
+  // product did before the one-thread fence (docs/cuda.md, "Split histories and their merge";
+  // thread 0's acquire-release fences stay: not quite that product).
   int fence_variant = 0;
   // Variant builds: where each block writes its globaltimer stamps, [blocks][kTimelineStamps]
   // in grid order (start, reads done, outputs or partials written, the block's barrier after them
@@ -110,7 +111,7 @@ struct DecodeKernel {
 
 // What the plan is free to choose. readbench runs the defaults: the variant that measured best
 // on the H200 and passed the GPU tests and compute-sanitizer. A build with
-// READBENCH_BENCH_VARIANTS (bench/h200 only) compiles in the variants bench/h200/NOTES.md
+// READBENCH_BENCH_VARIANTS (tools/h200 only) compiles in the variants docs/cuda.md
 // compares, and the fields that select them.
 struct Tuning {
   bool copy_through_l1 = true;   // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
@@ -124,14 +125,14 @@ struct Tuning {
   // A row of at most `cluster` splits runs as one thread block cluster whose first block merges
   // the others' partials from its shared memory (sm_90 on; the workspace, fence and counter go
   // unused), with `cluster_spread` each block taking more than half an SM's shared memory so
-  // that it has an SM to itself. bench/h200 run 52, B=1: L=512 5.30 -> 3.72 us, L=1024 5.61 ->
-  // 4.31 us, L=2048 6.73 -> 5.70 us (bf16; e4m3 K/V -9 to -27%). Without the SM to itself bf16
-  // L=2048 was 7% slower (run 50); rows of several clusters were 7-57% slower (run 49).
+  // that it has an SM to itself. B=1: L=512 5.30 -> 3.72 us, L=1024 5.61 -> 4.31 us, L=2048
+  // 6.73 -> 5.70 us (bf16; e4m3 K/V -9 to -27%). Without the SM to itself bf16 L=2048 was 7%
+  // slower; rows of several clusters were 7-57% slower (docs/cuda.md, "Split histories").
   int cluster = 8;
   bool cluster_spread = true;
   // A row of a few (16 to 31 SMs for each: B = 1 with 8 KV heads on 132 SMs) whose history
   // length is in its FewRowsKernel's range runs as one cluster of 8 blocks of eight warps (one
-  // an SM, under cluster_spread). bench/h200 run 67, readbench's min, B=1 Hkv=8 D=128: e4m3 K/V
+  // an SM, under cluster_spread). docs/cuda.md, "Few rows"; readbench's min, B=1 Hkv=8: e4m3 K/V
   // L=2048 5.79 -> 4.86 us, L=4096 7.26 -> 6.70, L=4608 8.17 -> 7.29; bf16 L=4096 8.63 -> 7.47.
   // From its long_min_length, such a row takes one block of the long-rows kernel an SM.
   bool few_rows = true;
@@ -139,7 +140,7 @@ struct Tuning {
   // heads: two adjacent KV heads read as one row of 256 bytes (decode_table.cuh), on a device
   // whose blocks may take the kernel's 192 KiB, where the rows of pairs, each split as finely
   // as the history allows a short one (at most 8 splits), cover the SMs and where the plan
-  // leaves a pair's history unsplit (plan_decode). bench/h200 runs 72-74: bf16 B=32 L=4096
+  // leaves a pair's history unsplit (plan_decode). docs/cuda.md, "Pairs": bf16 B=32 L=4096
   // -2.6%, L=16384 -3.3%; split rows of pairs 5-12% slower at B=1, 7, 12 and 16 (2-3% faster
   // at B=5 and 8), so there a head a row.
   bool paired_heads = true;
@@ -157,16 +158,16 @@ struct Tuning {
   bool trigger_at_start = false;  // dependent launch: the next kernel may start at once
   bool wait_first = false;        // dependent launch: wait for the previous kernel before reading
   bool trigger_at_exit = false;   // dependent launch: the next kernel may start as blocks exit
-  bool trigger_after_reads = false;  // ... once each block's reads are done (runs 22-40)
+  bool trigger_after_reads = false;  // ... once each block's reads are done (the first rule)
   int trigger_after_issue = 0;       // ... once a warp of each block has issued its last copies,
                                      // before its first tile too (1; 2: a tile later)
-  int merge_variant = 0;             // 2: the two-pass split merge of runs 25-28
+  int merge_variant = 0;             // 2: the two-pass split merge the staged one replaced
   int fence_variant = 0;             // 1: every thread's fences (DecodeParams::fence_variant)
 #endif
 };
 #if defined(READBENCH_BENCH_VARIANTS)
 // Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge, mergev, pdl, shortsplit, fence, cluster, spread, fewrows, pairs) to `t`, as bench/h200
+// merge, mergev, pdl, shortsplit, fence, cluster, spread, fewrows, pairs) to `t`, as tools/h200
 // names its variants. Throws InputError naming a bad entry.
 void apply_tuning(Tuning& t, std::string_view spec);
 #endif

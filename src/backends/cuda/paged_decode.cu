@@ -10,7 +10,7 @@ using kernels::decode_kernel_entry;
 using kernels::MmaMath;
 using kernels::PagedRows;
 
-// The defaults' shape (bf16, D = 128) also has the variants bench/h200/NOTES.md compares.
+// The defaults' shape (bf16, D = 128) also has the variants tools/h200 compares (docs/cuda.md).
 DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t) {
   using M = MmaMath<__nv_bfloat16, 128>;
   if (t.simt_half) return kernels::simt_decode_entry<__nv_bfloat16, 128, PagedRows>(p.group(), t);
@@ -41,21 +41,21 @@ DecodeKernel find_bf16_d128_variant(const DecodeProblem& p, const Tuning& t) {
 
 namespace {
 
-// The few-rows kernel for q of type T, K/V in T or e4m3, D = 128, and its lengths. bench/h200
-// run 67 (readbench's min, B=1 Hkv=8, against the default): e4m3 K/V -2% at L=1024, -7 to -17%
-// from L=2048 to 5120, -1% at 6144 (768 tokens a split), where run 66's replay had clusters
+// The few-rows kernel for q of type T, K/V in T or e4m3, D = 128, and its lengths. docs/cuda.md,
+// "Few rows" (readbench's min, B=1 Hkv=8, against the default): e4m3 K/V -2% at L=1024, -7 to -17%
+// from L=2048 to 5120, -1% at 6144 (768 tokens a split), where a graph replay had clusters
 // lose from L=8192; bf16 K/V -13% at L=4096, -0.6% at 8192 (f16 +0.5%), but +4% (f16 +6%) at
 // L=2048, where the default is a cluster of four-warp blocks. Neither gained from 16 splits of
 // the kernel at longer lengths (e4m3 +1.4% at L=16384, -4.4% at 32768, +2.5% at 131072). f16
 // q measured alike (L=4096: f16 K/V -13%, e4m3 K/V -9%).
-// The long rows, eight warps of three stages, 16 splits against the default's 32: bench/h200
-// run 70 (readbench's min, B=1 Hkv=8, three rounds) bf16 L=16384 -0.6%, 32768 -3.7%, 65536
-// -1.2%, 131072 0.0% (f16 alike); run 69 had them +0.6% at L=8192. A split fewer (15: 12 SMs
-// free for the 8 merging blocks' successors; run 77, variant build, two rounds): -2.4% at
+// The long rows, eight warps of three stages, 16 splits against the default's 32: docs/cuda.md,
+// "Long rows" (readbench's min, B=1 Hkv=8, three rounds) bf16 L=16384 -0.6%, 32768 -3.7%, 65536
+// -1.2%, 131072 0.0% (f16 alike); another run had them +0.6% at L=8192. A split fewer (15: 12
+// SMs free for the 8 merging blocks' successors; variant build, two rounds): -2.4% at
 // L=8192 against the clusters, -1.8% at 16384 against 16 splits, +0.9 to +1.3% from 32768. So
 // the long rows from L=8192, 15 splits below 32768 (timed at bf16; f16 takes the same, as it
-// timed alike in run 70). No e4m3 K/V kernel of three stages was timed (its eight warps of two
-// stages: +8.7% at L=16384, run 69).
+// timed alike). No e4m3 K/V kernel of three stages was timed (its eight warps of two stages:
+// +8.7% at L=16384).
 template <class T>
 FewRowsKernel few_rows_kernel(bool e4m3_kv) {
   using kernels::decode_kernel_entry;

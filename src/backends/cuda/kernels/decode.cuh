@@ -59,7 +59,7 @@ __host__ __device__ constexpr std::size_t cluster_slots_offset() {
   return (decode_smem_bytes<Math, kWarps, kStages>() + 15) / 16 * 16;
 }
 
-#if defined(READBENCH_BENCH_VARIANTS)  // bench/h200's timelines
+#if defined(READBENCH_BENCH_VARIANTS)  // tools/h200's timelines
 // This block's stamps (DecodeParams::timeline), or null.
 __device__ inline unsigned long long* timeline_stamps(const DecodeParams& p) {
   const std::size_t block_id =
@@ -77,8 +77,9 @@ __device__ inline unsigned long long* timeline_stamps(const DecodeParams& p) {
 // at once as it holds, and reads back only its own: one L2 round trip a batch (one for all of
 // a row's splits at the shapes measured), no registers held for loads in flight (a register
 // array of them had raised every decode kernel's register count), no division in the loops.
-// Against the two-pass merge before it (bench/h200/NOTES.md): the merging block's merge 6.6-10.5
-// -> 3.3-4.2 us at 32 splits (run 29); the product, B=1 L=16384 22.7 -> 21.2 us (runs 31, 33).
+// Against the two-pass merge before it (docs/cuda.md, "Split histories and their merge"): the
+// merging block's merge 6.6-10.5 -> 3.3-4.2 us at 32 splits; the product, B=1 L=16384 22.7 ->
+// 21.2 us.
 template <class T, int D, int kThreads, int kItems>
 __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* staging,
                              int staging_floats) {
@@ -155,7 +156,7 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
 }
 
 #if defined(READBENCH_BENCH_VARIANTS)
-// The merge before run 29 (the mergev=2 variant): the log-sum-exps first into shared memory
+// The merge before the staged one (the mergev=2 variant): the log-sum-exps first into shared memory
 // `weights` (heads * splits floats), a barrier, then sixteen splits' partials at a time.
 template <class T>
 __device__ void merge_splits_two_pass(const DecodeParams& p, std::size_t bh0, int heads,
@@ -214,11 +215,12 @@ __device__ void merge_splits_two_pass(const DecodeParams& p, std::size_t bh0, in
 
 // kSplit: compiled for a split history (partials, the merge) or for an unsplit one (neither:
 // the merge's code, never run there, had cost unsplit reads up to 5% on the H200 by how it
-// changed the main loop's compiled form, run 31; without it, e4m3 K/V at B=32 L=16384 is still
-// 1.0-1.4% behind the kernel before the staged merge, run 33; bench/h200/NOTES.md). kCluster:
+// changed the main loop's compiled form; without it, e4m3 K/V at B=32 L=16384 is still 1.0-1.4%
+// behind the kernel before the staged merge; docs/cuda.md, "A split kernel and an unsplit
+// one"). kCluster:
 // a split row launched as one thread block cluster (DecodeParams::cluster), merged in its first
 // block's shared memory; its own kernel, since the cluster's code in the split kernel had cost
-// e4m3 K/V B=1 calls of 32-33 splits, which never run as clusters, 2-3% (run 51).
+// e4m3 K/V B=1 calls of 32-33 splits, which never run as clusters, 2-3%.
 template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock, bool kSplit,
           bool kCluster = false>
 __global__ void __launch_bounds__(kWarps* kWarp)
@@ -257,7 +259,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const int head0 = kv_head * group + head_tile * kHeads;  // first query head served here
   const int valid_heads = min(kHeads, group - head_tile * kHeads);
 
-#if defined(READBENCH_BENCH_VARIANTS)  // bench/h200's timelines: this block's stamps
+#if defined(READBENCH_BENCH_VARIANTS)  // tools/h200's timelines: this block's stamps
   unsigned long long* stamps = timeline_stamps(p);
   if (stamps != nullptr && threadIdx.x == 0)
     stamps[0] = global_timer_ns(), stamps[3] = stamps[4] = stamps[6] = 0;
@@ -324,7 +326,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     // The next kernel may launch once this warp's last copies are in flight (the first warp of
     // the block to get there decides), a memory latency before its reads are done; but not
     // where its copies all went out at once before its first tile (my_tiles <= kStages): that,
-    // like a trigger at the start, piles short calls up (bench/h200/NOTES.md, runs 39-43).
+    // like a trigger at the start, piles short calls up (docs/cuda.md, "Launches and timing").
     if (p.trigger_at_last_issue && it > 0 && it + kStages == my_tiles) launch_dependents();
 #if defined(READBENCH_BENCH_VARIANTS)
     if (p.trigger_after_issue == 1 && it + kStages == my_tiles) launch_dependents();
@@ -481,11 +483,11 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     // The block's barrier orders every thread's partials before thread 0's fence, which
     // releases them with its atomic and, in the last block, acquires the other blocks' before
     // the barrier that lets the block read them (one thread's acquire-release fence: every
-    // thread's sequentially consistent one cost split calls 0.5-1.8%, run 47).
+    // thread's sequentially consistent one cost split calls 0.5-1.8%; docs/cuda.md).
     __shared__ int is_last;
     int* counter = p.split_counters + std::size_t(b) * gridDim.y + blockIdx.y;
 #if defined(READBENCH_BENCH_VARIANTS)
-    if (p.fence_variant == 1) __threadfence();  // the fences before run 47
+    if (p.fence_variant == 1) __threadfence();  // the fences before the one-thread fence
 #endif
     __syncthreads();
 #if defined(READBENCH_BENCH_VARIANTS)

@@ -33,7 +33,7 @@ namespace readbench::cuda::kernels {
 //
 // kPaired: two adjacent KV heads of D/2 read as one row of D (the paged pool's rows of a token
 // lie head after head), so a warp's copies of a 16-token tile cover whole 256-byte runs where
-// one head of D = 64 gives 128: bench/h200 run 72, the copies alone of bf16 B=32 D=64 L=16384
+// one head of D = 64 gives 128 (docs/cuda.md, "Pairs"): the copies alone of bf16 B=32 D=64 L=16384
 // read 4.11-4.13 TB/s a head at a time and 4.31-4.32 TB/s two heads at a time (D=128 rows:
 // 4.34). The block serves both heads' query groups, 2 * group heads in the mma's N: query head
 // i < group (the first KV head's) holds its D/2 d's in d's [0, D/2) and zeros in the rest, head

@@ -139,7 +139,7 @@ __device__ __forceinline__ void store_cluster(uint32_t addr, float v) {
 #endif
 }
 
-// The GPU's global nanosecond timer (bench/h200's timelines).
+// The GPU's global nanosecond timer (tools/h200's timelines).
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));

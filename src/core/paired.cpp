@@ -1,0 +1,226 @@
+#include "core/paired.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "core/affine_fit.hpp"
+#include "core/errors.hpp"
+#include "core/fit.hpp"
+#include "core/strprintf.hpp"
+
+namespace readbench {
+
+AbVerdict parse_ab_verdict(std::string_view s) {
+  if (const auto v = find_named(kAbVerdictNames, s)) return *v;
+  throw InputError("unknown verdict '" + std::string(s) + "' (expected " +
+                   names_of(kAbVerdictNames) + ")");
+}
+
+AbVerdict verdict_against(const std::optional<Interval>& ci, double bound) {
+  if (!ci) return AbVerdict::inconclusive;
+  if (ci->low > bound) return AbVerdict::regression;
+  if (ci->high <= bound) return AbVerdict::pass;
+  return AbVerdict::inconclusive;
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double mean_of(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+}
+
+// Least-squares slope of y on x.
+double slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const double mx = mean_of(x), my = mean_of(y);
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  return sxy / sxx;
+}
+
+// The region's two statistics from each length's mean log-ratio: delta_p and the cost ratio.
+struct RegionEstimate {
+  double delta_p = 0, cost_ratio = 1;
+};
+
+struct Region {
+  std::vector<double> log_length, base_s;  // the region's lengths, and the base's median times
+
+  RegionEstimate estimate(const std::vector<double>& mean_log_ratio) const {
+    RegionEstimate e;
+    e.delta_p = slope(log_length, mean_log_ratio);
+    std::vector<TimedPoint> base, head;
+    for (std::size_t i = 0; i < base_s.size(); ++i) {
+      const double length = std::exp(log_length[i]);
+      base.push_back({length, base_s[i]});
+      head.push_back({length, base_s[i] * std::exp(mean_log_ratio[i])});
+    }
+    const double b_base = fit_affine(base).marginal_s;
+    const double b_head = fit_affine(head).marginal_s;
+    // A base whose time does not grow over the region has no marginal cost to compare with.
+    e.cost_ratio = b_base > 0 ? b_head / b_base : std::nan("");
+    return e;
+  }
+};
+
+// The q-quantile of sorted `v` by linear interpolation (type 7, as R and numpy default to).
+double quantile(const std::vector<double>& v, double q) {
+  const double h = q * double(v.size() - 1);
+  const std::size_t lo = std::size_t(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (h - double(lo)) * (v[hi] - v[lo]);
+}
+
+std::optional<Interval> percentile_interval(std::vector<double> v) {
+  std::erase_if(v, [](double x) { return !std::isfinite(x); });
+  // A statistic undefined in more than a few resamples has no interval worth reading.
+  if (v.size() < std::size_t(kBootstrapResamples) * 95 / 100) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  return Interval{quantile(v, 0.025), quantile(v, 0.975)};
+}
+
+std::string fixed(double v, int digits) {
+  return strprintf("%.*f", digits, v);
+}
+
+}  // namespace
+
+PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double fit_from,
+                               const PairedThresholds& thresholds, std::uint64_t seed) {
+  PairedComparison out;
+  out.fit_from = fit_from;
+  std::vector<std::vector<double>> log_ratios;  // per length, per pair
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    const PairedLength& pl = lengths[k];
+    const std::string at = "L=" + std::to_string(pl.length);
+    if (k > 0 && pl.length <= lengths[k - 1].length)
+      throw InputError("paired lengths must increase: " + at + " follows L=" +
+                       std::to_string(lengths[k - 1].length));
+    if (pl.base_s.size() != pl.head_s.size())
+      throw InputError(at + " has " + std::to_string(pl.base_s.size()) + " base slices but " +
+                       std::to_string(pl.head_s.size()) + " head slices");
+    if (pl.base_s.empty()) throw InputError(at + " has no pairs");
+    std::vector<double> r;
+    for (std::size_t i = 0; i < pl.base_s.size(); ++i) {
+      for (double t : {pl.base_s[i], pl.head_s[i]})
+        if (!std::isfinite(t) || t <= 0)
+          throw InputError(at + " has a slice time of " + strprintf("%g", t) +
+                           " s: times must be finite and > 0");
+      r.push_back(std::log(pl.head_s[i] / pl.base_s[i]));
+    }
+    LengthRatio lr;
+    lr.length = pl.length;
+    lr.pairs = int(r.size());
+    const double m = mean_of(r);
+    lr.ratio = std::exp(m);
+    if (lr.pairs >= kMinPairs) {
+      double ss = 0;
+      for (double x : r) ss += (x - m) * (x - m);
+      const double se = std::sqrt(ss / double(lr.pairs - 1) / double(lr.pairs));
+      const double t = student_t95(lr.pairs - 1);
+      lr.ci95 = Interval{std::exp(m - t * se), std::exp(m + t * se)};
+    }
+    lr.base_s = median_of(pl.base_s);
+    lr.head_s = median_of(pl.head_s);
+    out.lengths.push_back(lr);
+    log_ratios.push_back(std::move(r));
+  }
+
+  Region region;
+  std::vector<std::size_t> in_region;
+  for (std::size_t k = 0; k < lengths.size(); ++k)
+    if (double(lengths[k].length) >= fit_from) {
+      in_region.push_back(k);
+      region.log_length.push_back(std::log(double(lengths[k].length)));
+      region.base_s.push_back(out.lengths[k].base_s);
+    }
+  out.region_lengths = int(in_region.size());
+  if (in_region.size() < 2) {
+    out.reason = "the region from L=" + fixed(fit_from, 0) + " holds " +
+                 std::to_string(in_region.size()) +
+                 " length(s): no exponent change or marginal cost can be compared";
+    return out;
+  }
+  std::vector<double> means;
+  for (std::size_t k : in_region) means.push_back(mean_of(log_ratios[k]));
+  const RegionEstimate point = region.estimate(means);
+  out.delta_p = point.delta_p;
+  if (std::isfinite(point.cost_ratio)) out.cost_ratio = point.cost_ratio;
+
+  std::mt19937_64 rng(seed);
+  std::vector<double> dp, cr;
+  dp.reserve(kBootstrapResamples);
+  cr.reserve(kBootstrapResamples);
+  std::vector<double> resampled(in_region.size());
+  for (int b = 0; b < kBootstrapResamples; ++b) {
+    for (std::size_t j = 0; j < in_region.size(); ++j) {
+      const std::vector<double>& r = log_ratios[in_region[j]];
+      std::uniform_int_distribution<std::size_t> pick(0, r.size() - 1);
+      double sum = 0;
+      for (std::size_t i = 0; i < r.size(); ++i) sum += r[pick(rng)];
+      resampled[j] = sum / double(r.size());
+    }
+    const RegionEstimate e = region.estimate(resampled);
+    dp.push_back(e.delta_p);
+    cr.push_back(e.cost_ratio);
+  }
+  // A length of one pair resamples to itself: its noise is unknown, so no interval is claimed.
+  const bool every_length_paired = std::all_of(in_region.begin(), in_region.end(), [&](auto k) {
+    return out.lengths[k].pairs >= kMinPairs;
+  });
+  if (every_length_paired) {
+    out.delta_p_ci95 = percentile_interval(dp);
+    if (out.cost_ratio) out.cost_ratio_ci95 = percentile_interval(cr);
+  }
+  out.delta_p_verdict = verdict_against(out.delta_p_ci95, thresholds.tolerance);
+  out.cost_verdict = verdict_against(out.cost_ratio_ci95, thresholds.max_cost_ratio);
+  if (out.delta_p_verdict == AbVerdict::regression || out.cost_verdict == AbVerdict::regression)
+    out.verdict = AbVerdict::regression;
+  else if (out.delta_p_verdict == AbVerdict::pass && out.cost_verdict == AbVerdict::pass)
+    out.verdict = AbVerdict::pass;
+
+  const auto ci_text = [](const std::optional<Interval>& ci, int digits) {
+    if (!ci) return std::string("(no CI)");
+    std::string out(1, '[');  // appended piece by piece: GCC 12 warns falsely on "[" + string
+    out += fixed(ci->low, digits);
+    out += ", ";
+    out += fixed(ci->high, digits);
+    out += ']';
+    return out;
+  };
+  const std::string dp_text = "delta p " + ci_text(out.delta_p_ci95, 3) + " against +" +
+                              fixed(thresholds.tolerance, 3);
+  const std::string cr_text = "cost ratio " + ci_text(out.cost_ratio_ci95, 3) + " against " +
+                              fixed(thresholds.max_cost_ratio, 3);
+  switch (out.verdict) {
+    case AbVerdict::regression:
+      out.reason = out.delta_p_verdict == AbVerdict::regression && out.cost_verdict == AbVerdict::regression
+                       ? dp_text + " and " + cr_text + ": both wholly above"
+                   : out.delta_p_verdict == AbVerdict::regression ? dp_text + ": wholly above"
+                                                                  : cr_text + ": wholly above";
+      break;
+    case AbVerdict::pass:
+      out.reason = dp_text + " and " + cr_text + ": both wholly within";
+      break;
+    case AbVerdict::inconclusive:
+      out.reason = (out.delta_p_verdict == AbVerdict::inconclusive ? dp_text : cr_text) +
+                   ": straddles the bound (more pairs narrow it)";
+      if (!every_length_paired)
+        out.reason = "a length of the region has fewer than " + std::to_string(kMinPairs) +
+                     " pairs: no CI yet";
+      break;
+  }
+  return out;
+}
+
+}  // namespace readbench

@@ -1,0 +1,146 @@
+// The paired comparison of `readbench ab` (core/paired.hpp) on series whose answer is known.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/errors.hpp"
+#include "core/paired.hpp"
+
+using namespace readbench;
+
+namespace {
+
+// An affine read: 2 us a call plus 1 ns a token.
+double affine(double length) {
+  return 2e-6 + 1e-9 * length;
+}
+
+// `pairs` pairs at each of 16..65536 (x4). Each pair shares a drift factor (the machine's
+// moment), and each slice has its own small noise; the head's time is head_of(L) times the
+// base's before noise.
+template <class HeadOf>
+std::vector<PairedLength> series(int pairs, double drift, double noise, HeadOf head_of,
+                                 std::uint64_t seed = 7) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> shared(0, drift), own_noise(0, noise > 0 ? noise : 1);
+  const auto own = [&](std::mt19937_64& g) { return noise > 0 ? own_noise(g) : 1.0; };
+  std::vector<PairedLength> out;
+  for (std::int64_t len = 16; len <= 65536; len *= 4) {
+    PairedLength pl{len, {}, {}};
+    for (int i = 0; i < pairs; ++i) {
+      const double moment = shared(rng);
+      pl.base_s.push_back(affine(double(len)) * moment * own(rng));
+      pl.head_s.push_back(affine(double(len)) * head_of(double(len)) * moment * own(rng));
+    }
+    out.push_back(pl);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("identical slices compare as equal and pass") {
+  const auto s = series(8, 0.3, 0.0, [](double) { return 1.0; });
+  const PairedComparison c = compare_pairs(s, 1024, {});
+  CHECK(c.region_lengths == 4);
+  for (const LengthRatio& lr : c.lengths) {
+    CHECK(lr.ratio == doctest::Approx(1.0).epsilon(1e-12));
+    REQUIRE(lr.ci95);
+    CHECK(lr.ci95->low == doctest::Approx(1.0).epsilon(1e-12));
+  }
+  REQUIRE(c.delta_p);
+  CHECK(*c.delta_p == doctest::Approx(0).epsilon(1e-12));
+  REQUIRE(c.cost_ratio);
+  CHECK(*c.cost_ratio == doctest::Approx(1.0).epsilon(1e-9));
+  CHECK(c.verdict == AbVerdict::pass);
+}
+
+TEST_CASE("a head ten percent slower everywhere has a cost ratio of 1.1 and no exponent change") {
+  // Half the machine's bandwidth lost in some pairs: the pairing cancels it.
+  const auto s = series(10, 0.5, 0.0, [](double) { return 1.1; });
+  const PairedComparison c = compare_pairs(s, 1024, {});
+  CHECK(*c.cost_ratio == doctest::Approx(1.1).epsilon(1e-9));
+  CHECK(*c.delta_p == doctest::Approx(0).epsilon(1e-9));
+  CHECK(c.cost_verdict == AbVerdict::regression);
+  CHECK(c.delta_p_verdict == AbVerdict::pass);
+  CHECK(c.verdict == AbVerdict::regression);
+}
+
+TEST_CASE("a head growing as (L/1024)^0.1 from the region's start has delta p of 0.1") {
+  const auto s = series(10, 0.3, 0.0, [](double len) { return len < 1024 ? 1.0 : std::pow(len / 1024, 0.1); });
+  const PairedComparison c = compare_pairs(s, 1024, {});
+  CHECK(*c.delta_p == doctest::Approx(0.1).epsilon(1e-9));
+  CHECK(c.delta_p_verdict == AbVerdict::regression);
+  CHECK(c.verdict == AbVerdict::regression);
+  // Below the region the ratio is 1: the region is what the exponent change is measured over.
+  CHECK(c.lengths.front().ratio == doctest::Approx(1.0).epsilon(1e-12));
+}
+
+TEST_CASE("noisy equal arms give CIs that hold the truth") {
+  const auto s = series(12, 0.4, 0.02, [](double) { return 1.0; }, 11);
+  const PairedComparison c = compare_pairs(s, 1024, {0.05, 1.05});
+  REQUIRE(c.delta_p_ci95);
+  REQUIRE(c.cost_ratio_ci95);
+  CHECK(c.delta_p_ci95->low < 0);
+  CHECK(c.delta_p_ci95->high > 0);
+  CHECK(c.cost_ratio_ci95->low < 1);
+  CHECK(c.cost_ratio_ci95->high > 1);
+  CHECK(c.verdict == AbVerdict::pass);
+  for (const LengthRatio& lr : c.lengths) {
+    REQUIRE(lr.ci95);
+    CHECK(lr.ci95->low < lr.ratio);
+    CHECK(lr.ci95->high > lr.ratio);
+  }
+}
+
+TEST_CASE("the bootstrap is repeatable: the same pairs give the same intervals") {
+  const auto s = series(9, 0.4, 0.03, [](double) { return 1.02; }, 3);
+  const PairedComparison a = compare_pairs(s, 256, {}), b = compare_pairs(s, 256, {});
+  CHECK(a.delta_p_ci95->low == b.delta_p_ci95->low);
+  CHECK(a.cost_ratio_ci95->high == b.cost_ratio_ci95->high);
+}
+
+TEST_CASE("a CI that straddles its bound is inconclusive") {
+  CHECK(verdict_against(Interval{0.9, 1.1}, 1.0) == AbVerdict::inconclusive);
+  CHECK(verdict_against(Interval{1.01, 1.1}, 1.0) == AbVerdict::regression);
+  CHECK(verdict_against(Interval{0.9, 1.0}, 1.0) == AbVerdict::pass);
+  CHECK(verdict_against(std::nullopt, 1.0) == AbVerdict::inconclusive);
+}
+
+TEST_CASE("lengths of fewer than three pairs give no interval and no verdict") {
+  const auto s = series(2, 0.1, 0.01, [](double) { return 1.5; });
+  const PairedComparison c = compare_pairs(s, 1024, {});
+  CHECK_FALSE(c.lengths.front().ci95);
+  CHECK_FALSE(c.cost_ratio_ci95);
+  CHECK(c.verdict == AbVerdict::inconclusive);
+}
+
+TEST_CASE("a region of one length compares no exponent") {
+  const auto s = series(5, 0.1, 0.01, [](double) { return 1.0; });
+  const PairedComparison c = compare_pairs(s, 65536, {});
+  CHECK(c.region_lengths == 1);
+  CHECK_FALSE(c.delta_p);
+  CHECK(c.verdict == AbVerdict::inconclusive);
+  CHECK(c.reason.find("holds 1 length") != std::string::npos);
+}
+
+TEST_CASE("pairs that cannot be compared are refused, naming the length") {
+  auto s = series(4, 0.1, 0.01, [](double) { return 1.0; });
+  auto unordered = s;
+  std::swap(unordered[0], unordered[1]);
+  CHECK_THROWS_WITH_AS(compare_pairs(unordered, 0, {}), doctest::Contains("must increase"), InputError);
+  auto uneven = s;
+  uneven[2].head_s.pop_back();
+  CHECK_THROWS_WITH_AS(compare_pairs(uneven, 0, {}), doctest::Contains("L=256 has 4 base slices but 3"),
+                       InputError);
+  auto zero = s;
+  zero[1].base_s[0] = 0;
+  CHECK_THROWS_WITH_AS(compare_pairs(zero, 0, {}), doctest::Contains("L=64 has a slice time of 0"),
+                       InputError);
+}
+
+TEST_CASE("verdict words parse back to their values") {
+  for (const auto& n : kAbVerdictNames) CHECK(parse_ab_verdict(n.name) == n.value);
+  CHECK_THROWS_AS(parse_ab_verdict("maybe"), InputError);
+}
