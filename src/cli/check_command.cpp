@@ -41,7 +41,8 @@ int run(CheckCommandOptions& o) {
   if (!o.json_path.empty()) write_atomically(o.json_path, json_text(check_to_json(result)));
   // JSON on stdout replaces the table there, so the output stays machine-readable.
   if (o.json_path != "-") write_stdout(format_check_markdown(result));
-  return result.passed() ? 0 : 1;
+  if (!result.judged()) write_error_line(format_check_summary(result));
+  return result.passed() ? 0 : result.judged() ? 1 : kExitCannotJudge;
 }
 
 }  // namespace
@@ -53,7 +54,8 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "CI gate: compare a report's exponents with a baseline report's; exit 1 on a regression");
   sub->footer(
       "Both reports' fits are computed again from their points; each side's exponent over the\n"
-      "lengths both share at or above both fits' fit_from (at least 3; where fewer, the\n"
+      "lengths both share at or above both fits' fit_from (at least 4 spanning 4x; where\n"
+      "fewer, the\n"
       "current fit starts past the baseline's and the baseline reached its asymptote, from\n"
       "the first of the baseline's fitted lengths where the current's shares reach 0.8 on;\n"
       "else skipped, but for the cost rule, which needs no shared lengths).\n"
@@ -64,7 +66,7 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "    wholly past the upper edge of the baseline's band;\n"
       "  - with --max-cost-ratio R, current / baseline marginal cost per token above R.\n"
       "Rows whose configurations differ (workload, statistic, GPU model, how a GPU's calls\n"
-      "were launched) are refused, naming the difference, unless --allow-config-mismatch.\n"
+      "were launched; on the CPU threads, CPU model, cores) are refused, naming the difference, unless --allow-config-mismatch.\n"
       "Also a regression: a path ok in the baseline and failed in the report (it broke).\n"
       "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present in\n"
       "only one report, or without a fit on either side.\n"
@@ -73,7 +75,9 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "incomplete, nor a contended one (a busy machine's) unless --allow contended.\n"
       "Exit 0: no regression; 1: a regression; 2: bad input, or nothing comparable (no\n"
       "backend/path with fits in both reports: a gate that compares nothing does not pass);\n"
-      "4: a report is incomplete or contended and not allowed.");
+      "4: a report is incomplete or contended and not allowed, or a row judged ok has a\n"
+      "current fit not at its asymptote (marked NOT REACHED) without --allow not-reached.\n"
+      "On the CPU rows, the threads, CPU model and core count are part of the configuration.");
   sub->add_option("report", o->report, "The current report (readbench run --json), - for stdin")
       ->required();
   sub->add_option("--baseline", o->baseline, "The baseline report to compare against")->required();
@@ -88,7 +92,8 @@ void setup_check_command(CLI::App& app, int& exit_code) {
           ->check(finite_number(NumberBound::positive));
   sub->add_option("--allow", o->allow,
                   "Judge anyway what is otherwise refused (exit 4), comma-separated: incomplete "
-                  "(a report of a run a signal stopped), contended");
+                  "(a report of a run a signal stopped), contended, not-reached (pass rows "
+                  "whose current fit is not at its asymptote)");
   sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)")
       ->check(output_path());
   sub->add_flag("--allow-config-mismatch", o->check.allow_config_mismatch,

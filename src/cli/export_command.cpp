@@ -10,6 +10,7 @@
 #include "report/distinct_files.hpp"
 #include "report/export.hpp"
 #include "report/json_text.hpp"
+#include "report/standard_output.hpp"
 
 namespace readbench::cli {
 
@@ -27,6 +28,10 @@ int run(const ExportOptions& o) {
   const Report rep = read_report(o.input);
   const Json out = o.format == "bmf" ? export_bmf(rep) : export_gab(rep);
   write_atomically(o.output, json_text(out));
+  // The export carries the verdict in its entries; a person running it hears it too.
+  if (rep.quality == QualityVerdict::contended)
+    write_error_line("note: " + rep.source +
+                     " is contended: the machine's other work is in the exported numbers");
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "core/read_path.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
+#include "report/setup_match.hpp"
 
 namespace readbench {
 
@@ -52,6 +53,30 @@ double first_dominant_length(const ReportResult& side, double first) {
     if (dominant) best = p.length;
   }
   return best;
+}
+
+// The host set-up a row's numbers depend on: for the CPU backend its threads, CPU model and core
+// count (setup_match.hpp); a GPU row's device is its GPU model, compared apart.
+std::vector<std::string> host_differences_for(const Report& baseline, const Report& current,
+                                              const std::string& backend) {
+  if (backend != "cpu") return {};
+  return host_setup_differences(baseline.origin(), current.origin());
+}
+
+// A row judged ok whose current fit is not at its asymptote compared an exponent that is not
+// the read's alone: marked, and named in the outcome so that the gate does not pass it unless
+// --allow not-reached.
+void mark_not_reached(CheckOutcome& out) {
+  for (CheckRow& row : out.rows) {
+    if (row.verdict != Verdict::ok || !row.current || !row.current->fit ||
+        row.current->fit->asymptote_reached)
+      continue;
+    row.notes.push_back("NOT REACHED: the current fit is not at its asymptote (" +
+                        one_line(row.current->fit->asymptote_reason) + ")" +
+                        (out.options.allow.not_reached ? ", passed under --allow not-reached"
+                                                       : ", so not a pass"));
+    out.not_reached.push_back(row.label());
+  }
 }
 
 // The rules for one backend/path present in both reports.
@@ -111,7 +136,7 @@ void judge(CheckRow& row, const CheckOptions& o) {
   // threshold, and the exponent there would describe the fixed cost (a lower one, judged ok).
   // Nor against a baseline that never reached its asymptote: its region is not the read's.
   std::string not_fallen_back;  // why the baseline's lengths were not compared instead
-  if (int(row.lengths.size()) < kCheckMinLengths && c.fit->fit_from > b.fit->fit_from) {
+  if (!is_region(row.lengths) && c.fit->fit_from > b.fit->fit_from) {
     const double shared_from = first_dominant_length(c, b.fit->fit_from);
     if (!b.fit->asymptote_reached) {
       not_fallen_back =
@@ -124,7 +149,7 @@ void judge(CheckRow& row, const CheckOptions& o) {
                         " there (a fifth or more of its time there is fixed cost)";
     } else {
       share_from(shared_from);
-      if (int(row.lengths.size()) >= kCheckMinLengths) {
+      if (is_region(row.lengths)) {
         row.notes.push_back(
             "compared over the baseline's fitted lengths from L=" +
             format_number(row.lengths.front()) +
@@ -135,12 +160,15 @@ void judge(CheckRow& row, const CheckOptions& o) {
     }
   }
   const bool costs = b.fit->affine.marginal_s > 0 && c.fit->affine.marginal_s > 0;
-  if (int(row.lengths.size()) < kCheckMinLengths) {
+  if (!is_region(row.lengths)) {
     const std::string skip = strprintf(
-        "the reports share %zu length%s at or above both fits' fit_from (L >= %s); %d are "
-        "needed to compare exponents",
+        "the reports share %zu length%s at or above both fits' fit_from (L >= %s)%s; %d "
+        "spanning %gx are needed to compare exponents",
         row.lengths.size(), row.lengths.size() == 1 ? "" : "s", format_number(from).c_str(),
-        kCheckMinLengths);
+        row.lengths.size() > 1
+            ? strprintf(", spanning %.3gx", row.lengths.back() / row.lengths.front()).c_str()
+            : "",
+        kRegionLengths, kRegionSpan);
     if (!not_fallen_back.empty()) row.notes.push_back(not_fallen_back);
     // Each side's marginal cost is its own fit's, whatever lengths they share: the cost rule
     // still holds where the exponents cannot be compared.
@@ -354,6 +382,7 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     std::vector<std::string> d = differences;
     if (std::string g = gpu_difference(backend); !g.empty()) d.push_back(std::move(g));
     if (std::string l = launch_difference(backend, path); !l.empty()) d.push_back(std::move(l));
+    for (std::string& h : host_differences_for(baseline, current, backend)) d.push_back(std::move(h));
     return d;
   };
   const auto joined = [](const std::vector<std::string>& d) {
@@ -414,12 +443,20 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     throw InputError("nothing to compare: no backend/path could be judged in both " +
                      baseline.source + " and " + current.source + " (" +
                      (why_none.empty() ? std::string("no results") : why_none) + ")");
+  mark_not_reached(out);
   return out;
 }
 
 std::string format_check_summary(const CheckOutcome& r) {
   std::string out = "readbench check: ";
-  if (r.passed()) {
+  if (!r.judged()) {
+    std::string which;
+    for (const std::string& label : r.not_reached) which += (which.empty() ? "" : ", ") + label;
+    out += "CANNOT JUDGE: " + plural(int(r.not_reached.size()), "row's", "rows'") +
+           " current fit not at its asymptote (" + which +
+           "): the exponent compared is not the read's alone; extend the lengths, or --allow "
+           "not-reached passes it";
+  } else if (r.passed()) {
     out +=
         "PASS: " + plural(r.compared, "backend/path", "backend/paths") + " compared, no regression";
   } else {
@@ -438,7 +475,8 @@ std::string format_check_summary(const CheckOutcome& r) {
 
 std::string format_check_markdown(const CheckOutcome& r) {
   std::ostringstream os;
-  os << "### readbench check: " << (r.passed() ? "PASS" : "FAIL") << "\n\n";
+  os << "### readbench check: "
+     << (r.passed() ? "PASS" : r.judged() ? "FAIL" : "CANNOT JUDGE") << "\n\n";
   os << "Current " << describe(r.current) << " against baseline " << describe(r.baseline) << "; "
      << gate_words(r.options) << ".\n\n";
   os << "| backend/path | lengths compared | baseline p [95% CI] | current p [95% CI] | Δp | "
@@ -474,13 +512,14 @@ Json check_to_json(const CheckOutcome& r) {
                     {"current_compared", compared_to_json(row.current_fit)},
                     {"delta_exponent", number_or_null(row.delta_exponent)},
                     {"cost_ratio", number_or_null(row.cost_ratio)}});
-  return {{"verdict", r.passed() ? "pass" : "fail"},
+  return {{"verdict", r.passed() ? "pass" : r.judged() ? "fail" : "not-judged"},
           {"pass", r.passed()},
           {"tolerance", r.options.tolerance},
           {"max_cost_ratio", number_or_null(r.options.max_cost_ratio)},
           {"allow", r.options.allow.words()},
           {"incomplete_judged", r.incomplete_judged},
           {"contended_judged", r.contended_judged},
+          {"not_reached", r.not_reached},
           {"baseline", origin_to_json(r.baseline)},
           {"current", origin_to_json(r.current)},
           {"compared", r.compared},

@@ -13,10 +13,12 @@ namespace readbench {
 struct Allowances {
   bool incomplete = false;                 // judge incomplete reports anyway
   bool contended = false;                  // judge reports measured on a contended machine anyway
+  bool not_reached = false;  // pass rows whose current fit is not at its asymptote
   std::vector<std::string> words() const;  // the words given, in the order above
 };
 
-// A comma-separated list of `incomplete` and `contended` (empty: nothing allowed). Throws
+// A comma-separated list of `incomplete`, `contended` and `not-reached` (empty: nothing
+// allowed). Throws
 // InputError naming any other word.
 Allowances parse_allowances(std::string_view list);
 
