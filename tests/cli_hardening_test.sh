@@ -147,9 +147,9 @@ expect_refused "a report with a duplicate key" "dup.json|duplicate key \"min_s\"
   "$BIN" check dup.json --baseline r.json
 edit big_n.json "t.replace('\"n_points\":', '\"n_points\": 1e308, \"x\":', 1)"
 expect_refused "n_points 1e308" "big_n.json|n_points" "$BIN" check big_n.json --baseline r.json
-edit v15.json "t.replace('\"schema_version\": 6', '\"schema_version\": 1.5', 1)"
+edit v15.json "t.replace('\"schema_version\": 7', '\"schema_version\": 1.5', 1)"
 expect_refused "schema_version 1.5" "v15.json|schema_version 1.5" "$BIN" plot v15.json -o p.svg
-edit vbig.json "t.replace('\"schema_version\": 6', '\"schema_version\": 1e308', 1)"
+edit vbig.json "t.replace('\"schema_version\": 7', '\"schema_version\": 1e308', 1)"
 expect_refused "schema_version 1e308" "vbig.json|schema_version" "$BIN" export --format bmf vbig.json
 edit len400.json "t.replace('\"min_s\":', '\"min_s\": 1e400, \"x\":', 1)"
 expect_refused "a time of 1e400" "len400.json|points[0].min_s|number overflow" \

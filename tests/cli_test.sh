@@ -349,7 +349,7 @@ expect_json "the refit gather is not at its asymptote, the cost per token rising
   'any(x["path"] == "gather" and not x["fit"]["asymptote_reached"] and x["fit"]["cost_rise"] > 1.25 for x in r)'
 V2="$(dirname "$SCHEMA")/../bench/cpu/13af518/repeat5/run1.json"
 expect_usage_error "a version 2 report is refused" "$BIN" fit "$V2"
-grep -q 'schema_version 2 is not one this readbench reads (3 to 6)' "$WORK/err" &&
+grep -q 'schema_version 2 is not one this readbench reads (3 to 7)' "$WORK/err" &&
   pass "the refusal names the version and those read" ||
   fail "the refusal names the version and those read" "$(head -c 300 "$WORK/err")"
 

@@ -654,3 +654,72 @@ TEST_CASE("a contended report cannot be judged unless --allow contended, which s
   CHECK(mentions(r.notes, "judged anyway (--allow contended)"));
   CHECK(format_check_summary(r).find("a contended report judged anyway") != std::string::npos);
 }
+
+// --- what the gate compared ---------------------------------------------------------------
+
+namespace {
+
+// t = 0.1 ms + 1 ns * L at 256..16384: the fixed cost is most of every time, so the fit is not
+// at its asymptote (the share at 256 is 0.3%).
+std::vector<std::pair<std::int64_t, double>> launch_bound() {
+  std::vector<std::pair<std::int64_t, double>> pts;
+  for (std::int64_t L = 256; L <= 16384; L *= 4) pts.emplace_back(L, 1e-4 + 1e-9 * double(L));
+  return pts;
+}
+
+// Both paths linear, run on `threads` threads of a host described as `cpu_model`.
+Json on_host(int threads, const std::string& cpu_model = "Test CPU") {
+  RunResult run = synthetic_run();
+  run.results[kGather] = timed_path(Path::gather, series(1.0), 0.0);
+  run.results[kFused] = timed_path(Path::fused, series(1.0), 0.0);
+  run.backends[0].details.threads = threads;
+  HostInfo host = readbench::test::synthetic_host();
+  host.cpu_model = cpu_model;
+  return build_report(run, host, "2026-01-02T03:04:05Z");
+}
+
+}  // namespace
+
+TEST_CASE("a row whose current fit is not at its asymptote is marked and is not a pass") {
+  const Json cur = scripted(series(1.0), launch_bound());
+  const CheckOutcome r = check(linear_report(), cur);
+  const CheckRow f = row(r, "cpu/fused");
+  CHECK(f.verdict == Verdict::ok);  // its exponent fell: no regression, but nothing to pass on
+  CHECK(mentions(f.notes, "NOT REACHED: the current fit is not at its asymptote"));
+  CHECK(r.not_reached == std::vector<std::string>{"cpu/fused"});
+  CHECK_FALSE(r.passed());
+  CHECK_FALSE(r.judged());
+  CHECK(format_check_summary(r).rfind("readbench check: CANNOT JUDGE", 0) == 0);
+  CHECK(check_to_json(r)["verdict"] == "not-judged");
+  CHECK(format_check_markdown(r).find("NOT REACHED") != std::string::npos);
+
+  CheckOptions allow;
+  allow.allow.not_reached = true;
+  const CheckOutcome a = check(linear_report(), cur, allow);
+  CHECK(a.passed());
+  CHECK(mentions(row(a, "cpu/fused").notes, "passed under --allow not-reached"));
+  CHECK(parse_allowances("not-reached,contended").not_reached);
+}
+
+TEST_CASE("a regression on a row not at its asymptote still fails") {
+  // Superlinear: the cost per token rises, so it is not reached; p = 1.5 against 1.
+  const CheckOutcome r = check(linear_report(), scripted(series(1.0), series(1.5)));
+  CHECK(row(r, "cpu/fused").verdict == Verdict::regression);
+  CHECK(r.judged());
+  CHECK_FALSE(r.passed());
+}
+
+TEST_CASE("the thread count and CPU model are part of the configuration a CPU row must match") {
+  CHECK(check(on_host(2), on_host(2)).passed());
+  const std::string threads = error_message([] { check(on_host(2), on_host(1)); });
+  CHECK(threads.find("threads: baseline 2, current 1") != std::string::npos);
+  CHECK(threads.find("--allow-config-mismatch") != std::string::npos);
+  const std::string model = error_message([] { check(on_host(2), on_host(2, "Other CPU")); });
+  CHECK(model.find("CPU model: baseline Test CPU, current Other CPU") != std::string::npos);
+
+  CheckOptions mismatch;
+  mismatch.allow_config_mismatch = true;
+  const CheckOutcome r = check(on_host(2), on_host(1), mismatch);
+  CHECK(r.passed());
+  CHECK(mentions(r.notes, "threads: baseline 2, current 1"));
+}

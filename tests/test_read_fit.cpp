@@ -3,9 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <array>
-#include <random>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -202,8 +202,9 @@ TEST_CASE("fewer than four lengths past the fixed cost are not enough to call th
   // Under version 6's rules, which a version 6 report is read back by, the count decided.
   ReadFitOptions v6;
   v6.rules = FitRules::settled;
-  CHECK(fit_read(affine_series(4e-6, 1e-9, 65536, 3), v6).asymptote_reason.find(
-            "3 fitted lengths") != std::string::npos);
+  CHECK(
+      fit_read(affine_series(4e-6, 1e-9, 65536, 3), v6).asymptote_reason.find("3 fitted lengths") !=
+      std::string::npos);
 }
 
 // --- the region rule ----------------------------------------------------------------------
@@ -225,8 +226,8 @@ TEST_CASE("an auto region whose dominant tail is two lengths 1% apart is widened
 
 TEST_CASE("a region is four lengths spanning four times") {
   CHECK(is_region({16, 32, 48, 64}));
-  CHECK_FALSE(is_region({16, 32, 48, 63}));        // 3.94x
-  CHECK_FALSE(is_region({16, 1024, 65536}));       // three lengths
+  CHECK_FALSE(is_region({16, 32, 48, 63}));           // 3.94x
+  CHECK_FALSE(is_region({16, 1024, 65536}));          // three lengths
   CHECK_FALSE(is_region({405, 406, 407, 408, 409}));  // five lengths 1% apart
 }
 
@@ -298,8 +299,7 @@ TEST_CASE("on random noisy power laws the default fit never headlines a tail und
     const ReadFit f = fit_read(pts);
     std::vector<double> fitted;
     for (const TimedPoint& p : pts)
-      if (p.length >= f.fit_from &&
-          (fitted.empty() || fitted.back() != p.length))
+      if (p.length >= f.fit_from && (fitted.empty() || fitted.back() != p.length))
         fitted.push_back(p.length);
     const bool tail = f.fit_from > pts.front().length;
     // A tail is always a region; a grid too small for one is fitted whole, and not reached.

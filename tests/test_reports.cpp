@@ -272,6 +272,34 @@ TEST_CASE("a CSV line with a quote left open or text after a closing quote is an
   CHECK(split_csv_line("  \"a\"  ,b", "x") == std::vector<std::string>{"a", "b"});
 }
 
+TEST_CASE("every CSV row says where it came from and what its fit is, and reads back") {
+  RunResult run = synthetic_run();
+  run.backends[0].details.threads = 2;
+  run.quality.contended = true;
+  const std::string csv = build_csv(run, "host, with a comma");
+  const auto lines = lines_of(csv);
+  const auto header = cells_of(lines[0]);
+  for (const char* col : {"threads", "host", "commit", "quality", "ci95_low", "ci95_high",
+                          "fit_from", "fixed_resolved"}) {
+    CAPTURE(col);
+    CHECK(std::count(header.begin(), header.end(), col) == 1);
+  }
+  // The host's comma is quoted, so the row still splits into the header's columns.
+  CHECK(lines[1].find(",\"host, with a comma\",") != std::string::npos);
+  CHECK(lines[1].find(",contended,") != std::string::npos);
+  std::vector<std::string> cells = split_csv_line(lines.back(), "x");  // a fused row: a CI
+  REQUIRE(cells.size() == header.size());
+  const auto at = [&](const char* name) {
+    return cells[std::size_t(std::find(header.begin(), header.end(), name) - header.begin())];
+  };
+  CHECK(at("threads") == "2");
+  CHECK(std::stod(at("ci95_low")) == doctest::Approx(*run.results[1].fit->power.ci95_low));
+  CHECK(std::stod(at("fit_from")) == run.results[1].fit->fit_from);
+  const auto series = parse_points(csv);
+  REQUIRE(series.size() == 2);
+  CHECK(series[1].points.size() == 3);
+}
+
 TEST_CASE("the run CSV reads back as one series per path with the configured statistic") {
   for (Statistic stat : {Statistic::min, Statistic::median}) {
     CAPTURE(to_string(stat));
@@ -585,14 +613,14 @@ TEST_CASE("a schema version written as 6.0 is version 6, as JSON Schema's intege
 }
 
 TEST_CASE("a report read back is refused naming the file and the field that is wrong") {
-  CHECK(refused([](Json& j) { j["schema_version"] = 7; }) ==
-        "base.json: schema_version 7 is not one this readbench reads (3 to 6)");
+  CHECK(refused([](Json& j) { j["schema_version"] = 8; }) ==
+        "base.json: schema_version 8 is not one this readbench reads (3 to 7)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1.5; }) ==
-        "base.json: schema_version 1.5 is not one this readbench reads (3 to 6)");
+        "base.json: schema_version 1.5 is not one this readbench reads (3 to 7)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1e308; }) ==
-        "base.json: schema_version 1e+308 is not one this readbench reads (3 to 6)");
+        "base.json: schema_version 1e+308 is not one this readbench reads (3 to 7)");
   CHECK(refused([](Json& j) { j["schema_version"] = "5"; }) ==
-        "base.json: schema_version \"5\" is not one this readbench reads (3 to 6)");
+        "base.json: schema_version \"5\" is not one this readbench reads (3 to 7)");
   CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
         "base.json: report.schema_version is missing");
   CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==
@@ -664,17 +692,17 @@ TEST_CASE("version 3 and 4 reports are read as sampled in one round, and version
   j["config"].erase("plugins");
   j["schema_version"] = 3;
   const Report v3 = parse_report(j.dump(), "v3.json");
-  const Report v6 = parse_report(synthetic_report().dump(), "v6.json");
+  const Report v6 = parse_report(synthetic_report().dump(), "v7.json");  // the current version
   CHECK(v3.schema_version == 3);
   CHECK(v4.schema_version == 4);
-  CHECK(v6.schema_version == 6);
+  CHECK(v6.schema_version == kSchemaVersion);
   CHECK(v3.config == v6.config);  // the same workload: check and compare accept the pair
   REQUIRE(v3.find("cpu", "fused"));
   CHECK(v3.find("cpu", "fused")->fit->power.exponent ==
         v6.find("cpu", "fused")->fit->power.exponent);
   j["schema_version"] = 2;
   CHECK(error_message([&] { parse_report(j.dump(), "v2.json"); }) ==
-        "v2.json: schema_version 2 is not one this readbench reads (3 to 6)");
+        "v2.json: schema_version 2 is not one this readbench reads (3 to 7)");
 }
 
 TEST_CASE(

@@ -41,10 +41,6 @@ class BadTime : public FitError {
   using FitError::FitError;
 };
 
-// The exit status of an answer that cannot be given from what was measured: a gate that
-// cannot judge (CannotJudge), `run --require-fit` with a path timed but not fitted.
-inline constexpr int kExitCannotJudge = 4;
-
 // A gate that cannot judge what it was given (an incomplete report): exit code 4.
 class CannotJudge : public std::runtime_error {
  public:

@@ -111,13 +111,12 @@ double widened_from(const std::map<double, double>& by_length, double from) {
   return by_length.begin()->first;
 }
 
-constexpr Named<Shortfall> kShortfallNames[] = {
-    {Shortfall::none, "none"},
-    {Shortfall::not_growing, "not-growing"},
-    {Shortfall::small_region, "small-region"},
-    {Shortfall::fixed_cost, "fixed-cost"},
-    {Shortfall::unsettled, "unsettled"},
-    {Shortfall::unresolved, "unresolved"}};
+constexpr Named<Shortfall> kShortfallNames[] = {{Shortfall::none, "none"},
+                                                {Shortfall::not_growing, "not-growing"},
+                                                {Shortfall::small_region, "small-region"},
+                                                {Shortfall::fixed_cost, "fixed-cost"},
+                                                {Shortfall::unsettled, "unsettled"},
+                                                {Shortfall::unresolved, "unresolved"}};
 
 constexpr Named<FitBasis> kFitBasisNames[] = {{FitBasis::given, "given"},
                                               {FitBasis::region, "region"},
@@ -141,8 +140,7 @@ std::string_view to_string(FitBasis b) {
 }
 
 bool is_region(const std::vector<double>& distinct_lengths) {
-  return int(distinct_lengths.size()) >= kRegionLengths &&
-         span_of(distinct_lengths) >= kRegionSpan;
+  return int(distinct_lengths.size()) >= kRegionLengths && span_of(distinct_lengths) >= kRegionSpan;
 }
 
 bool fixed_cost_resolved(const AffineFit& a) {
@@ -164,9 +162,8 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   const auto region_from = [&](const AffineFit& basis) {
     const double from =
         auto_fit_from(shares_by_length(points, shares_with(basis)), basis.marginal_s > 0);
-    return o.rules != FitRules::share_only
-               ? settled_from(cost, from, o.rules == FitRules::region)
-               : from;
+    return o.rules != FitRules::share_only ? settled_from(cost, from, o.rules == FitRules::region)
+                                           : from;
   };
   const std::map<double, double> distinct = shares_by_length(points, shares_with(whole));
   if (o.fit_from) {
@@ -226,9 +223,8 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   f.rules = o.rules;
   const bool region_rule = o.rules == FitRules::region;
   const FitResult& power = f.power;
-  const bool unresolved =
-      !(f.affine.marginal_ci95_low && *f.affine.marginal_ci95_low > 0 && power.ci95_low &&
-        *power.ci95_low > 0);
+  const bool unresolved = !(f.affine.marginal_ci95_low && *f.affine.marginal_ci95_low > 0 &&
+                            power.ci95_low && *power.ci95_low > 0);
 
   if (!positive) {
     f.shortfall = Shortfall::not_growing;
@@ -285,10 +281,10 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
                   start->first, 100 * std::min(start->second, 1.0), f.region_lengths);
     if (region_rule) f.asymptote_reason += strprintf(" spanning %.3gx", f.region_span);
     if (o.rules != FitRules::share_only)
-      f.asymptote_reason +=
-          rise.ratio >= 1.005 ? strprintf(", the cost per token at most %.0f%% above the first's",
-                                     100 * (rise.ratio - 1))
-                         : ", the cost per token nowhere above the first's";
+      f.asymptote_reason += rise.ratio >= 1.005
+                                ? strprintf(", the cost per token at most %.0f%% above the first's",
+                                            100 * (rise.ratio - 1))
+                                : ", the cost per token nowhere above the first's";
   }
 
   f.kv_bytes_per_token = o.kv_bytes_per_token;

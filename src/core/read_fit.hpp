@@ -90,9 +90,9 @@ enum class FitBasis {
 std::string_view to_string(FitBasis b);
 
 struct ReadFit {
-  FitResult power;             // t = c * L^p over the region
-  AffineFit affine;            // t = t0 + b*L over the region: the reported fixed and marginal cost
-  AffineFit share_basis;       // t = t0 + b*L over every point: the shares
+  FitResult power;        // t = c * L^p over the region
+  AffineFit affine;       // t = t0 + b*L over the region: the reported fixed and marginal cost
+  AffineFit share_basis;  // t = t0 + b*L over every point: the shares
   // (t - t0)/t of each point, in the order given, clamped into [0, 1] (from version 7 on).
   std::vector<double> shares;
   std::vector<double> raw_shares;  // the same unclamped: above 1 where t0 < 0
@@ -101,10 +101,10 @@ struct ReadFit {
   FitBasis basis = FitBasis::region;
   // Where the rule's own region started before it was widened (== fit_from unless widened).
   double tried_from = 0;
-  int tried_lengths = 0;     // distinct lengths from tried_from on
-  double tried_span = 1;     // their longest over their shortest
-  int region_lengths = 0;    // distinct lengths in the region
-  double region_span = 1;    // the region's longest length over its shortest
+  int tried_lengths = 0;   // distinct lengths from tried_from on
+  double tried_span = 1;   // their longest over their shortest
+  int region_lengths = 0;  // distinct lengths in the region
+  double region_span = 1;  // the region's longest length over its shortest
   std::optional<double> kv_bytes_per_token;
   std::optional<double> effective_gbps;    // K/V bytes per token over b, 1e9 B/s
   std::optional<double> ceiling_fraction;  // effective_gbps over the read ceiling

@@ -71,10 +71,10 @@ void mark_not_reached(CheckOutcome& out) {
     if (row.verdict != Verdict::ok || !row.current || !row.current->fit ||
         row.current->fit->asymptote_reached)
       continue;
-    row.notes.push_back("NOT REACHED: the current fit is not at its asymptote (" +
-                        one_line(row.current->fit->asymptote_reason) + ")" +
-                        (out.options.allow.not_reached ? ", passed under --allow not-reached"
-                                                       : ", so not a pass"));
+    row.notes.push_back(
+        "NOT REACHED: the current fit is not at its asymptote (" +
+        one_line(row.current->fit->asymptote_reason) + ")" +
+        (out.options.allow.not_reached ? ", passed under --allow not-reached" : ", so not a pass"));
     out.not_reached.push_back(row.label());
   }
 }
@@ -382,7 +382,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     std::vector<std::string> d = differences;
     if (std::string g = gpu_difference(backend); !g.empty()) d.push_back(std::move(g));
     if (std::string l = launch_difference(backend, path); !l.empty()) d.push_back(std::move(l));
-    for (std::string& h : host_differences_for(baseline, current, backend)) d.push_back(std::move(h));
+    for (std::string& h : host_differences_for(baseline, current, backend))
+      d.push_back(std::move(h));
     return d;
   };
   const auto joined = [](const std::vector<std::string>& d) {
@@ -476,7 +477,10 @@ std::string format_check_summary(const CheckOutcome& r) {
 std::string format_check_markdown(const CheckOutcome& r) {
   std::ostringstream os;
   os << "### readbench check: "
-     << (r.passed() ? "PASS" : r.judged() ? "FAIL" : "CANNOT JUDGE") << "\n\n";
+     << (r.passed()   ? "PASS"
+         : r.judged() ? "FAIL"
+                      : "CANNOT JUDGE")
+     << "\n\n";
   os << "Current " << describe(r.current) << " against baseline " << describe(r.baseline) << "; "
      << gate_words(r.options) << ".\n\n";
   os << "| backend/path | lengths compared | baseline p [95% CI] | current p [95% CI] | Δp | "
@@ -512,7 +516,9 @@ Json check_to_json(const CheckOutcome& r) {
                     {"current_compared", compared_to_json(row.current_fit)},
                     {"delta_exponent", number_or_null(row.delta_exponent)},
                     {"cost_ratio", number_or_null(row.cost_ratio)}});
-  return {{"verdict", r.passed() ? "pass" : r.judged() ? "fail" : "not-judged"},
+  return {{"verdict", r.passed()   ? "pass"
+                      : r.judged() ? "fail"
+                                   : "not-judged"},
           {"pass", r.passed()},
           {"tolerance", r.options.tolerance},
           {"max_cost_ratio", number_or_null(r.options.max_cost_ratio)},

@@ -61,16 +61,20 @@ struct CheckOutcome {
   // Rows judged ok whose current fit is not at its asymptote: their exponent is not the read's
   // alone, so the gate compared too little to pass them unless --allow not-reached.
   std::vector<std::string> not_reached;
-  bool passed() const { return regressions == 0 && (not_reached.empty() || options.allow.not_reached); }
+  bool passed() const {
+    return regressions == 0 && (not_reached.empty() || options.allow.not_reached);
+  }
   // Whether the gate could answer: false where rows are not reached and not allowed (exit 4).
-  bool judged() const { return regressions > 0 || not_reached.empty() || options.allow.not_reached; }
+  bool judged() const {
+    return regressions > 0 || not_reached.empty() || options.allow.not_reached;
+  }
 };
 
 // One row per backend/path in either report. For a path with fits on both sides, both power
 // laws are fitted again over the lengths the two reports share at or above both fits'
-// fit_from (a region: kRegionLengths spanning kRegionSpan, read_fit.hpp; where not, the current fit starts past the
-// baseline's and the baseline reached its asymptote, over those both share from the first of
-// the baseline's fitted lengths from which the current read's own shares reach
+// fit_from (a region: kRegionLengths spanning kRegionSpan, read_fit.hpp; where not, the current fit
+// starts past the baseline's and the baseline reached its asymptote, over those both share from the
+// first of the baseline's fitted lengths from which the current read's own shares reach
 // kAsymptoteShare, with a note; else the row is skipped saying so, unless the cost gate is on
 // and the marginal cost ratio, each side's own fit's, exceeds it: a regression all the same).
 // A regression: the exponent rose by more than the tolerance and its 95% CI lies wholly above

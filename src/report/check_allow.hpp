@@ -13,7 +13,7 @@ namespace readbench {
 struct Allowances {
   bool incomplete = false;                 // judge incomplete reports anyway
   bool contended = false;                  // judge reports measured on a contended machine anyway
-  bool not_reached = false;  // pass rows whose current fit is not at its asymptote
+  bool not_reached = false;                // pass rows whose current fit is not at its asymptote
   std::vector<std::string> words() const;  // the words given, in the order above
 };
 

@@ -42,8 +42,8 @@ std::string build_csv(const RunResult& run, const std::string& host) {
          << (f ? g(f->shares[i]) : "") << ',' << (f ? g(f->power.exponent) : "") << ','
          << (f ? og(f->power.ci95_low) : "") << ',' << (f ? og(f->power.ci95_high) : "") << ','
          << (f ? g(f->fit_from) : "") << ',' << (f ? g(f->power.per_token_s) : "") << ','
-         << (f ? to_string(f->power.regime) : "") << ',' << (f ? g(f->affine.fixed_s) : "")
-         << ',' << (f ? yes_no(fixed_cost_resolved(f->affine)) : "") << ','
+         << (f ? to_string(f->power.regime) : "") << ',' << (f ? g(f->affine.fixed_s) : "") << ','
+         << (f ? yes_no(fixed_cost_resolved(f->affine)) : "") << ','
          << (f ? g(f->affine.marginal_s) : "") << ',' << (f ? yes_no(f->asymptote_reached) : "")
          << ',' << to_string(run.config.statistic) << ',' << g(p.seconds) << '\n';
     }

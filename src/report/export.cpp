@@ -1,8 +1,8 @@
 #include "report/export.hpp"
 
 #include <cstdlib>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,15 +32,17 @@ std::vector<const ReportResult*> timed_results(const Report& r) {
 std::string setup_of(const Report& r, const ReportResult& res) {
   std::string out = r.config;
   if (res.backend == "cpu") {
-    if (r.threads > 0) out += ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
+    if (r.threads > 0)
+      out += ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
   } else if (const std::string gpu = r.gpu_model(res.backend); !gpu.empty()) {
     out += ", " + gpu;
   }
   return out;
 }
 
-std::string name_of(const Report& r, const ReportResult& res) {
-  return res.label() + " [" + setup_of(r, res) + "]";
+// "cpu/fused/L=64 [bf16, B=1 ..., 2 threads]": the label, what is measured, then the set-up.
+std::string name_of(const Report& r, const ReportResult& res, const std::string& what = "") {
+  return res.label() + what + " [" + setup_of(r, res) + "]";
 }
 
 // A cost's measure: its value and 95% CI in ns, the lower bound no lower than 0 (a cost is not
@@ -59,7 +61,6 @@ Json export_bmf(const Report& r) {
   // numbers (a contended report), 0 where it is clean.
   const Json contended = {{"value", r.quality == QualityVerdict::contended ? 1 : 0}};
   for (const ReportResult* res : timed_results(r)) {
-    const std::string name = name_of(r, *res);
     if (res->fit) {
       const FitResult& f = res->fit->power;
       const AffineFit& a = res->fit->affine;
@@ -76,14 +77,14 @@ Json export_bmf(const Report& r) {
         measures["marginal_ns_per_token"] = *m;
       if (auto m = cost_measure(a.fixed_s, a.fixed_ci95_low, a.fixed_ci95_high))
         measures["fixed_ns"] = *m;
-      out[name] = std::move(measures);
+      out[name_of(r, *res)] = std::move(measures);
     }
     for (const ReportPoint& p : res->points)
-      out[name + strprintf("/L=%.0f", p.length)] = {{"latency",
-                                                     {{"value", ns(p.seconds)},
-                                                      {"lower_value", ns(p.min_s)},
-                                                      {"upper_value", ns(p.median_s)}}},
-                                                    {"contended", contended}};
+      out[name_of(r, *res, strprintf("/L=%.0f", p.length))] = {{"latency",
+                                                                {{"value", ns(p.seconds)},
+                                                                 {"lower_value", ns(p.min_s)},
+                                                                 {"upper_value", ns(p.median_s)}}},
+                                                               {"contended", contended}};
   }
   return out;
 }
@@ -96,10 +97,10 @@ Json export_gab(const Report& r) {
           ? "; CONTENDED report: the machine's other work is in these numbers"
           : "";
   for (const ReportResult* res : timed_results(r)) {
-    const std::string name = name_of(r, *res);
+    const auto name = [&](const std::string& what) { return name_of(r, *res, what); };
     for (const ReportPoint& p : res->points)
       out.push_back(
-          {{"name", name + strprintf(" L=%.0f", p.length)},
+          {{"name", name(strprintf(" L=%.0f", p.length))},
            {"unit", "ns"},
            {"value", ns(p.seconds)},
            {"extra", strprintf("statistic %s; min %.9g ns, median %.9g ns; %.3g GB/s of every "
@@ -111,19 +112,19 @@ Json export_gab(const Report& r) {
     const FitResult& f = res->fit->power;
     const AffineFit& a = res->fit->affine;
     if (a.marginal_s > 0)
-      out.push_back({{"name", name + " marginal cost"},
-                     {"unit", "ns/token"},
-                     {"value", ns(a.marginal_s)},
-                     {"extra", strprintf("b of t = t0 + b*L over %d points; fixed cost ",
-                                         a.n_points) +
-                                   format_fixed_cost(a, true) + quality}});
+      out.push_back(
+          {{"name", name(" marginal cost")},
+           {"unit", "ns/token"},
+           {"value", ns(a.marginal_s)},
+           {"extra", strprintf("b of t = t0 + b*L over %d points; fixed cost ", a.n_points) +
+                         format_fixed_cost(a, true) + quality}});
     out.push_back(
-        {{"name", name + " per-token cost"},
+        {{"name", name(" per-token cost")},
          {"unit", "ns/token"},
          {"value", ns(f.per_token_s)},
          {"extra",
           strprintf("t(L)/L at L=%.0f, the longest fitted length", f.longest_length) + quality}});
-    Json exponent = {{"name", name + " exponent"}, {"unit", "exponent"}, {"value", f.exponent}};
+    Json exponent = {{"name", name(" exponent")}, {"unit", "exponent"}, {"value", f.exponent}};
     std::string extra = strprintf("t = c*L^p over %d points", f.n_points);
     if (res->fit->fit_from > 0) extra += strprintf(" with L >= %.0f", res->fit->fit_from);
     if (f.ci95_low) {

@@ -127,7 +127,8 @@ std::optional<std::pair<double, double>> fit_span(const ReportResult& r) {
 
 std::pair<double, double> grid_span(const ReportResult& r) {
   double first = std::numeric_limits<double>::infinity(), last = 0;
-  for (const ReportPoint& p : r.points) first = std::min(first, p.length), last = std::max(last, p.length);
+  for (const ReportPoint& p : r.points)
+    first = std::min(first, p.length), last = std::max(last, p.length);
   return {first, last};
 }
 
@@ -173,9 +174,9 @@ std::string legend_label(const ReportResult& r) {
   if (!r.fit) return r.label() + ": points only, no fit";
   const FitResult& f = r.fit->power;
   const AffineFit& a = r.fit->affine;
-  std::string s = r.label() + ": " + std::string(to_string(f.regime)) +
-                  ", t = t0 + b·L with t0 " + format_fixed_cost(a, true) +
-                  ", b = " + format_seconds(a.marginal_s, true) + " per token (dashed, every L)";
+  std::string s = r.label() + ": " + std::string(to_string(f.regime)) + ", t = t0 + b·L with t0 " +
+                  format_fixed_cost(a, true) + ", b = " + format_seconds(a.marginal_s, true) +
+                  " per token (dashed, every L)";
   s += strprintf("; fit of %d points (filled; hollow: not fitted)", f.n_points);
   if (r.fit->fit_from > 0) s += " with L ≥ " + format_number(r.fit->fit_from);
   if (!r.fit->asymptote_reached) s += "; asymptote not reached";
@@ -235,8 +236,10 @@ std::string marker(std::size_t style, double x, double y, const std::string& tip
   const std::size_t shape = style % std::size(kMarkers);
   const bool cross = shape + 1 == std::size(kMarkers);
   return strprintf("<path class=\"%s\" transform=\"translate(%.1f,%.1f)\" d=\"%s\"%s",
-                   tip.empty() ? "swatch" : hollow ? "marker unfitted" : "marker", x, y,
-                   kMarkers[shape],
+                   tip.empty() ? "swatch"
+                   : hollow    ? "marker unfitted"
+                               : "marker",
+                   x, y, kMarkers[shape],
                    cross    ? (hollow ? " fill=\"none\" stroke-width=\"1\""
                                       : " fill=\"none\" stroke-width=\"2\"")
                    : hollow ? " fill=\"white\" stroke-width=\"1.5\""

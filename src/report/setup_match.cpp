@@ -19,7 +19,8 @@ std::vector<std::string> host_setup_differences(const ReportOrigin& baseline,
 
 std::string host_setup_words(const ReportOrigin& r) {
   std::string out = r.machine;
-  if (r.threads > 0) out += ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
+  if (r.threads > 0)
+    out += ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
   if (!r.cpu_model.empty()) out += ", " + r.cpu_model;
   if (r.cpu_cores > 0) out += " x" + std::to_string(r.cpu_cores);
   return out;
