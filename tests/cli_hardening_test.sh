@@ -113,7 +113,8 @@ for v in inf 1e309 nan '' 0; do
   expect_refused "check --max-cost-ratio '$v'" "--max-cost-ratio" "$BIN" check r.json \
     --baseline r.json --max-cost-ratio "$v"
 done
-run "$BIN" check r.json --baseline r.json --tolerance 0.1 --max-cost-ratio 2
+# A tiny grid is not at its asymptote: judged all the same, as the numbers are what is tested.
+run "$BIN" check r.json --baseline r.json --tolerance 0.1 --max-cost-ratio 2 --allow not-reached
 if [ "$rc" -eq 0 ]; then pass "check with sound numbers passes"; else fail "check sound" "exit $rc: $(first_err)"; fi
 
 # --- inputs that never end or are too large --------------------------------------------------

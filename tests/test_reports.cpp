@@ -26,6 +26,7 @@
 #include "report/json_report.hpp"
 #include "report/points_input.hpp"
 #include "report/report_input.hpp"
+#include "report/text_report.hpp"
 #include "report_fixtures.hpp"
 #include "test_support.hpp"
 
@@ -933,4 +934,63 @@ TEST_CASE("printable escapes control characters and keeps every other byte") {
   CHECK(printable(std::string("x\0y", 3)) == "x\\x00y");
   CHECK(printable("µs, naïve | <b>") == "µs, naïve | <b>");  // UTF-8 passes as it is
   CHECK(printable("") == "");
+}
+
+TEST_CASE("the run table says what each figure counts and marks what is not a headline") {
+  RunResult run = synthetic_run();
+  run.speedups[0].clean = true;  // the second stays as the fixture has it: not clean
+  run.results[0].fit.reset();
+  run.results[0].fit_error = "2 points";
+  const std::string table = format_run(run);
+  CHECK(table.find("GB/s: every byte a call moves") != std::string::npos);
+  CHECK(table.find("the fits below count K/V bytes alone") != std::string::npos);
+  CHECK(table.find("L=16       2.00x\n") != std::string::npos);
+  CHECK(table.find("L=64       2.67x (not clean)") != std::string::npos);
+  CHECK(table.find("  no fit: 2 points\n  next: time more lengths") != std::string::npos);
+  // No fixed cost printed bare negative, and every share printed in [0, 1].
+  CHECK(table.find("fixed cost -") == std::string::npos);
+}
+
+TEST_CASE("a fixed cost is shown resolved, about zero, or none, never as a bare negative") {
+  AffineFit a;
+  a.fixed_s = 4e-6;
+  a.fixed_ci95_low = 3e-6;
+  a.fixed_ci95_high = 5e-6;
+  CHECK(format_fixed_cost(a) == "4 us [3 us, 5 us]");
+  a.fixed_s = 4.9e-4;
+  a.fixed_ci95_low = -1.26e-3;
+  a.fixed_ci95_high = 2.24e-3;
+  CHECK(format_fixed_cost(a, true) == "≈ 0 (not resolved, CI -1.26 ms .. 2.24 ms)");
+  a.fixed_s = -5e-6;
+  a.fixed_ci95_low = -7e-6;
+  a.fixed_ci95_high = -3e-6;
+  CHECK(format_fixed_cost(a).rfind("none (t0 = -5 us, CI -7 us .. -3 us wholly below 0", 0) == 0);
+}
+
+TEST_CASE("a version 6 report is read back by its own rule: its two-length auto region stands") {
+  // t = 4 us + 1 ns * L at 16..65536: only 16384 and 65536 have shares of 0.8, so version 6's
+  // rule fitted those two; version 7 widens the region to 1024..65536.
+  std::vector<std::pair<std::int64_t, double>> pts;
+  std::vector<TimedPoint> timed;
+  for (std::int64_t L = 16; L <= 65536; L *= 4) {
+    pts.emplace_back(L, 4e-6 + 1e-9 * double(L));
+    timed.push_back({double(L), 4e-6 + 1e-9 * double(L)});
+  }
+  ReadFitOptions v6;
+  v6.rules = FitRules::settled;
+  const ReadFit old = fit_read(timed, v6);
+  REQUIRE(old.fit_from == 16384);
+  RunResult run = synthetic_run();
+  run.results[1] = readbench::test::timed_path(Path::fused, pts, std::nullopt);
+  CHECK(run.results[1].fit->fit_from == 1024);
+  CHECK(run.results[1].fit->basis == FitBasis::widened);
+  run.results[1].fit = old;
+  Json j = build_report(run, readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
+  j["schema_version"] = 6;
+  const Report rep = parse_report(j.dump(), "v6.json");
+  CHECK(rep.find("cpu", "fused")->fit->fit_from == 16384);
+  j["schema_version"] = 7;
+  CHECK(error_message([&] {
+          parse_report(j.dump(), "v7.json");
+        }).find("is not where the auto rule starts") != std::string::npos);
 }

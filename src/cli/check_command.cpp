@@ -41,7 +41,14 @@ int run(CheckCommandOptions& o) {
   if (!o.json_path.empty()) write_atomically(o.json_path, json_text(check_to_json(result)));
   // JSON on stdout replaces the table there, so the output stays machine-readable.
   if (o.json_path != "-") write_stdout(format_check_markdown(result));
-  if (!result.judged()) write_error_line(format_check_summary(result));
+  if (!result.judged()) {
+    std::string which;
+    for (const std::string& label : result.not_reached)
+      which += (which.empty() ? "" : ", ") + label;
+    write_error_line("cannot judge: the current fit of " + which +
+                     " is not at its asymptote (the table says why); --allow not-reached passes "
+                     "it anyway");
+  }
   return result.passed() ? 0 : result.judged() ? 1 : kExitCannotJudge;
 }
 
@@ -54,8 +61,7 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "CI gate: compare a report's exponents with a baseline report's; exit 1 on a regression");
   sub->footer(
       "Both reports' fits are computed again from their points; each side's exponent over the\n"
-      "lengths both share at or above both fits' fit_from (at least 4 spanning 4x; where\n"
-      "fewer, the\n"
+      "lengths both share at or above both fits' fit_from (at least 3; where fewer, the\n"
       "current fit starts past the baseline's and the baseline reached its asymptote, from\n"
       "the first of the baseline's fitted lengths where the current's shares reach 0.8 on;\n"
       "else skipped, but for the cost rule, which needs no shared lengths).\n"

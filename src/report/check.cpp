@@ -136,7 +136,7 @@ void judge(CheckRow& row, const CheckOptions& o) {
   // threshold, and the exponent there would describe the fixed cost (a lower one, judged ok).
   // Nor against a baseline that never reached its asymptote: its region is not the read's.
   std::string not_fallen_back;  // why the baseline's lengths were not compared instead
-  if (!is_region(row.lengths) && c.fit->fit_from > b.fit->fit_from) {
+  if (int(row.lengths.size()) < kCheckMinLengths && c.fit->fit_from > b.fit->fit_from) {
     const double shared_from = first_dominant_length(c, b.fit->fit_from);
     if (!b.fit->asymptote_reached) {
       not_fallen_back =
@@ -149,7 +149,7 @@ void judge(CheckRow& row, const CheckOptions& o) {
                         " there (a fifth or more of its time there is fixed cost)";
     } else {
       share_from(shared_from);
-      if (is_region(row.lengths)) {
+      if (int(row.lengths.size()) >= kCheckMinLengths) {
         row.notes.push_back(
             "compared over the baseline's fitted lengths from L=" +
             format_number(row.lengths.front()) +
@@ -160,15 +160,12 @@ void judge(CheckRow& row, const CheckOptions& o) {
     }
   }
   const bool costs = b.fit->affine.marginal_s > 0 && c.fit->affine.marginal_s > 0;
-  if (!is_region(row.lengths)) {
+  if (int(row.lengths.size()) < kCheckMinLengths) {
     const std::string skip = strprintf(
-        "the reports share %zu length%s at or above both fits' fit_from (L >= %s)%s; %d "
-        "spanning %gx are needed to compare exponents",
+        "the reports share %zu length%s at or above both fits' fit_from (L >= %s); %d are "
+        "needed to compare exponents",
         row.lengths.size(), row.lengths.size() == 1 ? "" : "s", format_number(from).c_str(),
-        row.lengths.size() > 1
-            ? strprintf(", spanning %.3gx", row.lengths.back() / row.lengths.front()).c_str()
-            : "",
-        kRegionLengths, kRegionSpan);
+        kCheckMinLengths);
     if (!not_fallen_back.empty()) row.notes.push_back(not_fallen_back);
     // Each side's marginal cost is its own fit's, whatever lengths they share: the cost rule
     // still holds where the exponents cannot be compared.

@@ -70,9 +70,14 @@ struct CheckOutcome {
   }
 };
 
+// Lengths both sides need in common for their exponents to be compared. Each side's own fit
+// follows the region rule (read_fit.hpp); a row whose current fit is not at its asymptote is
+// marked and not passed unless allowed.
+constexpr int kCheckMinLengths = 3;
+
 // One row per backend/path in either report. For a path with fits on both sides, both power
 // laws are fitted again over the lengths the two reports share at or above both fits'
-// fit_from (a region: kRegionLengths spanning kRegionSpan, read_fit.hpp; where not, the current fit
+// fit_from (at least kCheckMinLengths; where fewer, the current fit
 // starts past the baseline's and the baseline reached its asymptote, over those both share from the
 // first of the baseline's fitted lengths from which the current read's own shares reach
 // kAsymptoteShare, with a note; else the row is skipped saying so, unless the cost gate is on
