@@ -160,11 +160,13 @@ TEST_CASE("a contended report says so in every exported entry") {
   run.quality.contended = true;
   run.quality.reasons = {"a backend's read ceiling moved"};
   const Report rep = report_of(run);
-  for (const auto& [name, measures] : export_bmf(rep).items()) {
+  const Json bmf = export_bmf(rep);
+  for (const auto& [name, measures] : bmf.items()) {
     CAPTURE(name);
     CHECK(measures["contended"]["value"] == 1);
   }
-  for (const Json& e : export_gab(rep)) {
+  const Json gab = export_gab(rep);
+  for (const Json& e : gab) {
     CAPTURE(e["name"]);
     CHECK(std::string(e["extra"]).find("CONTENDED") != std::string::npos);
   }

@@ -57,7 +57,7 @@ struct Point {
 std::vector<Point> markers_of(const std::string& series) {
   std::vector<Point> out;
   for (const std::string& t :
-       matches(series, "class=\"marker\" transform=\"translate\\(([-0-9.,]+)\\)\"")) {
+       matches(series, "class=\"marker(?: unfitted)?\" transform=\"translate\\(([-0-9.,]+)\\)\"")) {
     const auto comma = t.find(',');
     out.push_back({std::stod(t.substr(0, comma)), std::stod(t.substr(comma + 1))});
   }
@@ -192,7 +192,8 @@ TEST_CASE("a series without a fit is drawn as points only") {
   rep.results[0].fit.reset();
   const std::string svg = plot_svg(rep);
   CHECK(count(svg, "class=\"fit\"") == 1);
-  CHECK(count(svg, "class=\"marker\"") == 5);
+  CHECK(count(svg, "class=\"marker\"") == 3);           // the fused points, fitted
+  CHECK(count(svg, "class=\"marker unfitted\"") == 2);  // gather's, hollow
   CHECK(count(svg, "cpu/gather: points only, no fit") == 1);
 }
 
