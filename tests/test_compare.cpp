@@ -257,7 +257,7 @@ TEST_CASE("a report fitted on medians among reports on mins compares its margina
         std::string::npos);
 }
 
-TEST_CASE("column heads name host, threads and CPU, and a note says where set-ups differ") {
+TEST_CASE("column heads name the host with its threads and CPU and a note says where set-ups differ") {
   RunResult a = run_a(), b = run_a();
   a.backends[0].details.threads = 2;
   b.backends[0].details.threads = 1;
@@ -277,7 +277,7 @@ TEST_CASE("column heads name host, threads and CPU, and a note says where set-up
   CHECK(format_compare_markdown(same).find("set-ups differ") == std::string::npos);
 }
 
-TEST_CASE("compare shows a fixed cost whose CI holds zero as not resolved, never negative") {
+TEST_CASE("compare shows a fixed cost whose CI holds zero as not resolved and never negative") {
   RunResult b = run_a();
   // Noise whose line undercuts zero (read_fit's test of the same points).
   b.results[1] = timed_path(

@@ -134,7 +134,7 @@ TEST_CASE("exports name the set-up: threads and dtypes keep set-ups apart") {
   CHECK(g[0]["name"] == "cpu/gather L=16 [bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache, 1 thread]");
 }
 
-TEST_CASE("exports give no negative cost or bound, and a fixed cost only where resolved") {
+TEST_CASE("exports give no negative cost or bound and a fixed cost only where resolved") {
   // Noise whose line undercuts zero: t0 < 0 with a CI holding zero and below.
   RunResult run = synthetic_run();
   run.results[1] = readbench::test::timed_path(

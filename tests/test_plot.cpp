@@ -230,7 +230,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "t0 + b*L is drawn over the whole grid; unfitted points are hollow; the region's start "
+    "t0 + b*L is drawn over the whole grid with unfitted points hollow and the region start "
     "is marked") {
   RunResult run = synthetic_run();
   // Fitted from 64: the point at 16 is left out of the fit.

@@ -209,7 +209,7 @@ TEST_CASE("fewer than four lengths past the fixed cost are not enough to call th
 
 // --- the region rule ----------------------------------------------------------------------
 
-TEST_CASE("an auto region whose dominant tail is two lengths 1% apart is widened, not headlined") {
+TEST_CASE("an auto region whose dominant tail is two lengths 1% apart is widened and not headlined") {
   // The issue's shape: twelve noisy lengths whose last two (405 and 409) alone reach the share;
   // their slope is noise. The fit widens to the shortest tail of 4 lengths spanning 4x.
   const std::vector<TimedPoint> pts{{16, 2.0e-5},  {24, 2.1e-5},  {40, 2.0e-5},  {64, 2.3e-5},
@@ -231,7 +231,7 @@ TEST_CASE("a region is four lengths spanning four times") {
   CHECK_FALSE(is_region({405, 406, 407, 408, 409}));  // five lengths 1% apart
 }
 
-TEST_CASE("noise whose line undercuts zero is not an asymptote, however its shares read") {
+TEST_CASE("noise whose line undercuts zero is not an asymptote whatever its shares read") {
   // Four noisy times over 1024..65536 (p = 0.512, r2 = 0.32, CI [-1.75, 2.77]): the line
   // through them has t0 < 0, so every share (t - t0)/t is above 1 (1.14, 2.49, 1.07, 1.04) and
   // passed the 0.8 rule of version 6.

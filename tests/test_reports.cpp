@@ -273,7 +273,7 @@ TEST_CASE("a CSV line with a quote left open or text after a closing quote is an
   CHECK(split_csv_line("  \"a\"  ,b", "x") == std::vector<std::string>{"a", "b"});
 }
 
-TEST_CASE("every CSV row says where it came from and what its fit is, and reads back") {
+TEST_CASE("every CSV row says where it came from and what its fit is and reads back") {
   RunResult run = synthetic_run();
   run.backends[0].details.threads = 2;
   run.quality.contended = true;
@@ -951,7 +951,7 @@ TEST_CASE("the run table says what each figure counts and marks what is not a he
   CHECK(table.find("fixed cost -") == std::string::npos);
 }
 
-TEST_CASE("a fixed cost is shown resolved, about zero, or none, never as a bare negative") {
+TEST_CASE("a fixed cost is shown resolved or about zero or none and never as a bare negative") {
   AffineFit a;
   a.fixed_s = 4e-6;
   a.fixed_ci95_low = 3e-6;
