@@ -113,7 +113,8 @@ for v in inf 1e309 nan '' 0; do
   expect_refused "check --max-cost-ratio '$v'" "--max-cost-ratio" "$BIN" check r.json \
     --baseline r.json --max-cost-ratio "$v"
 done
-run "$BIN" check r.json --baseline r.json --tolerance 0.1 --max-cost-ratio 2
+# A tiny grid is not at its asymptote: judged all the same, as the numbers are what is tested.
+run "$BIN" check r.json --baseline r.json --tolerance 0.1 --max-cost-ratio 2 --allow not-reached
 if [ "$rc" -eq 0 ]; then pass "check with sound numbers passes"; else fail "check sound" "exit $rc: $(first_err)"; fi
 
 # --- inputs that never end or are too large --------------------------------------------------
@@ -147,9 +148,9 @@ expect_refused "a report with a duplicate key" "dup.json|duplicate key \"min_s\"
   "$BIN" check dup.json --baseline r.json
 edit big_n.json "t.replace('\"n_points\":', '\"n_points\": 1e308, \"x\":', 1)"
 expect_refused "n_points 1e308" "big_n.json|n_points" "$BIN" check big_n.json --baseline r.json
-edit v15.json "t.replace('\"schema_version\": 6', '\"schema_version\": 1.5', 1)"
+edit v15.json "t.replace('\"schema_version\": 7', '\"schema_version\": 1.5', 1)"
 expect_refused "schema_version 1.5" "v15.json|schema_version 1.5" "$BIN" plot v15.json -o p.svg
-edit vbig.json "t.replace('\"schema_version\": 6', '\"schema_version\": 1e308', 1)"
+edit vbig.json "t.replace('\"schema_version\": 7', '\"schema_version\": 1e308', 1)"
 expect_refused "schema_version 1e308" "vbig.json|schema_version" "$BIN" export --format bmf vbig.json
 edit len400.json "t.replace('\"min_s\":', '\"min_s\": 1e400, \"x\":', 1)"
 expect_refused "a time of 1e400" "len400.json|points[0].min_s|number overflow" \

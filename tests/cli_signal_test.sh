@@ -125,7 +125,7 @@ check_that "check names the incomplete report on one line" "$(head -c 300 err.tx
 "$BIN" check full.json --baseline stopped.json >out.txt 2>err.txt
 rc=$?
 check_that "check on an incomplete baseline exits 4" "exit $rc" test "$rc" = 4
-"$BIN" check stopped.json --baseline full.json --allow incomplete --json verdict.json \
+"$BIN" check stopped.json --baseline full.json --allow incomplete,not-reached --json verdict.json \
   >out.txt 2>err.txt
 rc=$?
 check_that "check --allow incomplete judges it: exit 0 or 1" "exit $rc: $(head -c 300 err.txt)" \
@@ -133,7 +133,7 @@ check_that "check --allow incomplete judges it: exit 0 or 1" "exit $rc: $(head -
 check_that "check --allow incomplete says so in the markdown" "$(head -c 300 out.txt)" \
   grep -q "judged anyway" out.txt
 expect_json "check --allow incomplete says so in the JSON verdict" verdict.json \
-  "r['incomplete_judged'] is True and r['allow'] == ['incomplete']"
+  "r['incomplete_judged'] is True and r['allow'] == ['incomplete', 'not-reached']"
 "$BIN" check stopped.json --baseline full.json --allow incomplete,noisy >out.txt 2>err.txt
 rc=$?
 check_that "check --allow with an unknown word exits 2 naming it" "exit $rc: $(cat err.txt)" \

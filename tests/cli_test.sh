@@ -325,18 +325,18 @@ V3="$HERE/fixtures/report-v3-h200-fp8.json"
 expect_ok "fit reads a version 3 report" "$BIN" fit --json v3fit.json "$V3"
 expect_json "a version 3 report's fits carry fixed and marginal costs" v3fit.json \
   'all(x["fit"]["marginal_s"] > 0 and "fixed_s" in x["fit"] for x in r)'
-expect_ok "check reads version 3 reports" "$BIN" check "$V3" --baseline "$V3"
+expect_ok "check reads version 3 reports" "$BIN" check "$V3" --baseline "$V3" --allow not-reached
 # A version 5 report was judged by the share alone: its gather, whose cost per token rises 1.7x
 # over its fitted lengths as the copy outgrows the cache, is read back as "reached"; fitted
 # again now, the same points are not at their asymptote.
 V5="$HERE/fixtures/report-v5-cpu.json"
-expect_ok "check reads a version 5 report judged by the share alone" "$BIN" check "$V5" --baseline "$V5"
+expect_ok "check reads a version 5 report judged by the share alone" "$BIN" check "$V5" --baseline "$V5" --allow not-reached
 expect_ok "fit refits a version 5 report by the settling rule" "$BIN" fit --json v5fit.json "$V5"
 expect_json "the refit gather is not at its asymptote, the cost per token rising" v5fit.json \
   'any(x["path"] == "gather" and not x["fit"]["asymptote_reached"] and x["fit"]["cost_rise"] > 1.25 for x in r)'
 V2="$HERE/fixtures/report-v2-cpu.json"
 expect_usage_error "a version 2 report is refused" "$BIN" fit "$V2"
-grep -q 'schema_version 2 is not one this readbench reads (3 to 6)' "$WORK/err" &&
+grep -q 'schema_version 2 is not one this readbench reads (3 to 7)' "$WORK/err" &&
   pass "the refusal names the version and those read" ||
   fail "the refusal names the version and those read" "$(head -c 300 "$WORK/err")"
 }
@@ -589,12 +589,17 @@ run "$BIN" check contended.json --baseline out.json
 [ "$rc" -eq 4 ] && grep -q "^readbench: cannot judge: the current report contended.json is contended (a test's neighbours)" "$WORK/err" &&
   pass "check refuses to judge a contended report: exit 4, one line" ||
   fail "check refuses to judge a contended report: exit 4, one line" "exit $rc: $(first_err)"
-expect_ok "check --allow contended judges it" "$BIN" check contended.json --baseline out.json --allow contended
+expect_ok "check --allow contended judges it" "$BIN" check contended.json --baseline out.json --allow contended,not-reached
 grep -q "a contended report judged anyway" "$WORK/out" && pass "check --allow contended says so" ||
   fail "check --allow contended says so" "$(tail -1 "$WORK/out")"
 
-expect_ok "check a report against itself passes" "$BIN" check out.json --baseline out.json
-grep -q '^| backend/path | lengths compared | baseline p' "$WORK/out" && grep -q '^| cpu/fused | .* | ok |$' "$WORK/out" &&
+# L = 16..64 of 2 us fixed cost: not at the asymptote, so not a pass without --allow not-reached.
+run "$BIN" check out.json --baseline out.json
+[ "$rc" -eq 4 ] && grep -q 'NOT REACHED' "$WORK/out" && grep -q '^readbench: cannot judge: the current fit of cpu/gather, cpu/fused is not at its asymptote' "$WORK/err" &&
+  pass "check of rows not at their asymptote marks them and exits 4" ||
+  fail "check of rows not at their asymptote marks them and exits 4" "exit $rc: $(first_err)"
+expect_ok "check a report against itself passes" "$BIN" check out.json --baseline out.json --allow not-reached
+grep -q '^| backend/path | lengths compared | baseline p' "$WORK/out" && grep -q '^| cpu/fused | .* | ok (note: NOT REACHED' "$WORK/out" &&
   pass "check prints a markdown table" || fail "check prints a markdown table" "$(head -c 400 "$WORK/out")"
 tail -1 "$WORK/out" | grep -q '^readbench check: PASS: 2 backend/paths compared' &&
   pass "check ends with a one-line summary" || fail "check ends with a one-line summary" "$(tail -1 "$WORK/out")"
@@ -619,7 +624,7 @@ expect_json "check --json FILE writes the failing verdict" verdict.json \
 expect_json "check --json FILE gives the reason" verdict.json \
   '"wholly above" in r["rows"][1]["reasons"][0] and r["rows"][0]["reasons"] == []'
 
-run "$BIN" check out.json --baseline out.json --json -
+run "$BIN" check out.json --baseline out.json --json - --allow not-reached
 cp "$WORK/out" check.json
 [ "$rc" -eq 0 ] && pass "check --json - exits 0" || fail "check --json - exits 0" "exit $rc: $(first_err)"
 expect_json "check --json - writes only JSON with the verdict" check.json \
@@ -630,8 +635,8 @@ cp "$WORK/out" check_fail.json
 expect_json "check --json - reports the regression" check_fail.json \
   'r["pass"] is False and r["rows"][1]["verdict"] == "regression" and r["rows"][1]["delta_exponent"] > 0.1'
 
-IN=slower.json expect_ok "check reads the report from stdin" "$BIN" check - --baseline slower.json
-run "$BIN" check out.json --baseline out.json --max-cost-ratio 1.5
+IN=slower.json expect_ok "check reads the report from stdin" "$BIN" check - --baseline slower.json --allow not-reached
+run "$BIN" check out.json --baseline out.json --max-cost-ratio 1.5 --allow not-reached
 [ "$rc" -eq 0 ] && grep -q 'cost gate 1.5x' "$WORK/out" && pass "check --max-cost-ratio on a report against itself" ||
   fail "check --max-cost-ratio on a report against itself" "exit $rc"
 "$PY" - out.json <<'EOF'
@@ -648,7 +653,7 @@ run "$BIN" check costlier.json --baseline out.json --max-cost-ratio 1.5
 [ "$rc" -eq 1 ] && grep -q 'marginal cost per token ratio 2.00 > 1.5' "$WORK/out" &&
   pass "check --max-cost-ratio fails a report twice as slow per token" ||
   fail "check --max-cost-ratio fails a report twice as slow per token" "exit $rc: $(head -c 400 "$WORK/out")"
-expect_ok "check without the cost gate passes the same report" "$BIN" check costlier.json --baseline out.json
+expect_ok "check without the cost gate passes the same report" "$BIN" check costlier.json --baseline out.json --allow not-reached
 
 "$PY" - out.json <<'EOF2'
 import json, sys
@@ -727,9 +732,9 @@ exact_times
 make_variants
 
 expect_ok "compare two reports" "$BIN" compare out.json other.json
-grep -Eq '^\| backend\/path \| measure \| out.json \(.*\)( \(contended\))? \| other.json \(otherhost\)( \(contended\))? \|$' "$WORK/out" &&
-  pass "compare names the reports by file and machine" ||
-  fail "compare names the reports by file and machine" "$(head -c 300 "$WORK/out")"
+grep -Eq '^\| backend\/path \| measure \| out.json \(.*, [0-9]+ threads?, .*\)( \(contended\))? \| other.json \(otherhost, [0-9]+ threads?, .*\)( \(contended\))? \|$' "$WORK/out" &&
+  pass "compare names the reports by file, machine, threads and CPU" ||
+  fail "compare names the reports by file, machine, threads and CPU" "$(head -c 300 "$WORK/out")"
 grep -q '^| cpu/fused | ns/token at L=64 | [0-9.]* | [0-9.]* (×2.00) |$' "$WORK/out" &&
   pass "compare shows the cost ratio at the longest common length" ||
   fail "compare shows the cost ratio at the longest common length" "$(cat "$WORK/out")"
@@ -786,15 +791,16 @@ make_variants
 expect_usage_error "export without a report" "$BIN" export --format bmf
 
 expect_ok "export --format bmf" "$BIN" export --format bmf out.json -o bmf.json
+# Each name ends with the set-up in brackets: the workload and the CPU's threads.
 expect_json "export bmf has a benchmark per fit and per point" bmf.json \
-  'sorted(r) == sorted(["cpu/gather", "cpu/fused"] + ["cpu/%s/L=%d" % (p, n) for p in ("gather", "fused") for n in (16, 32, 64)]) and all(set(r["cpu/%s" % p]) == {"exponent", "marginal_ns_per_token", "fixed_ns", "per_token_ns"} for p in ("gather", "fused")) and all(set(v) == {"latency"} and v["latency"]["lower_value"] <= v["latency"]["value"] <= v["latency"]["upper_value"] for k, v in r.items() if "/L=" in k)'
+  'all(k.endswith(" threads]") and "[bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache, " in k for k in r) and sorted(k.split(" [")[0] for k in r) == sorted(["cpu/gather", "cpu/fused"] + ["cpu/%s/L=%d" % (p, n) for p in ("gather", "fused") for n in (16, 32, 64)]) and all(set(v) == {"exponent", "marginal_ns_per_token", "fixed_ns", "per_token_ns", "asymptote_reached", "contended"} for k, v in r.items() if "/L=" not in k) and all(set(v) == {"latency", "contended"} and v["latency"]["lower_value"] <= v["latency"]["value"] <= v["latency"]["upper_value"] for k, v in r.items() if "/L=" in k)'
 expect_ok "export --format gab" "$BIN" export --format gab out.json
 cp "$WORK/out" gab.json
 expect_json "export gab is an array of name, unit, value entries" gab.json \
-  '[x["name"] for x in r if x["unit"] == "ns"] == ["cpu/%s L=%d" % (p, n) for p in ("gather", "fused") for n in (16, 32, 64)] and [x["name"] for x in r if x["unit"] != "ns"] == ["cpu/gather marginal cost", "cpu/gather per-token cost", "cpu/gather exponent", "cpu/fused marginal cost", "cpu/fused per-token cost", "cpu/fused exponent"] and all(isinstance(x["value"], (int, float)) and isinstance(x["extra"], str) for x in r)'
+  '[x["name"].split(" [")[0] for x in r if x["unit"] == "ns"] == ["cpu/%s L=%d" % (p, n) for p in ("gather", "fused") for n in (16, 32, 64)] and [x["name"].split(" [")[0] for x in r if x["unit"] != "ns"] == ["cpu/gather marginal cost", "cpu/gather per-token cost", "cpu/gather exponent", "cpu/fused marginal cost", "cpu/fused per-token cost", "cpu/fused exponent"] and all(isinstance(x["value"], (int, float)) and isinstance(x["extra"], str) for x in r)'
 expect_ok "export skips a failed path" "$BIN" export --format bmf gather_failed.json -o bmf_failed.json
 expect_json "export of a failed path leaves it out" bmf_failed.json \
-  'not any(k.startswith("cpu/gather") for k in r) and "cpu/fused" in r'
+  'not any(k.startswith("cpu/gather") for k in r) and any(k.startswith("cpu/fused [") for k in r)'
 
 expect_usage_error "export unknown --format" "$BIN" export --format csv out.json
 expect_usage_error "export without --format" "$BIN" export out.json

@@ -101,7 +101,8 @@ TEST_CASE("the markdown table names reports by file and machine and shows ratio 
   const std::string md = format_compare_markdown(compare_ab());
   const auto lines = lines_of(md);
   REQUIRE(lines.size() >= 14);
-  CHECK(lines[0] == "| backend/path | measure | a.json (hostA) | b.json (hostB) |");
+  CHECK(lines[0] ==
+        "| backend/path | measure | a.json (hostA, Test CPU x2) | b.json (hostB, Test CPU x2) |");
   CHECK(lines[1] == "|---|---|---|---|");
   CHECK(lines[2] == "| cpu/gather | marginal ns/token (rank) | 125 #1 | 125 (×1.00) #1 |");
   CHECK(lines[3].rfind("| cpu/gather | fixed cost per call | ", 0) == 0);
@@ -111,7 +112,9 @@ TEST_CASE("the markdown table names reports by file and machine and shows ratio 
         "reached) | 1.00 linear (+0.00) (asymptote not reached) |");
   // a's fused has the lower marginal cost: rank 1, and b's is 2.83 times it.
   CHECK(lines[6] == "| cpu/fused | marginal ns/token (rank) | 35.3 #1 | 100 (×2.83) #2 |");
-  CHECK(lines[7].rfind("| cpu/fused | fixed cost per call | 460 ns | ", 0) == 0);
+  // t0 = 460 ns from three points of a power law, its CI holding zero: not resolved, not a cost.
+  CHECK(lines[7] == "| cpu/fused | fixed cost per call | ≈ 0 (not resolved, CI -1.27 µs .. "
+                    "2.19 µs) | ≈ 0 (not resolved, CI 0 ns .. 0 ns) |");
   CHECK(lines[8] == "| cpu/fused | ns/token at L=64 | 46.9 | 100 (×2.13) |");
   CHECK(lines[9] ==
         "| cpu/fused | exponent p [95% CI] regime | 0.79 [0.79, 0.79] sublinear (asymptote not "
@@ -252,4 +255,41 @@ TEST_CASE("a report fitted on medians among reports on mins compares its margina
         doctest::Approx(fused.entries[0].fit->affine.fixed_s).epsilon(1e-9));
   CHECK(format_compare_markdown(c).find("so costs, marginal and fixed costs compare mins") !=
         std::string::npos);
+}
+
+TEST_CASE("column heads name the host with its threads and CPU and a note says where set-ups differ") {
+  RunResult a = run_a(), b = run_a();
+  a.backends[0].details.threads = 2;
+  b.backends[0].details.threads = 1;
+  // Both on a host named vm, both files named r.json: heads that would read alike are numbered.
+  const Comparison same =
+      compare_reports({report_of(a, "vm", "r.json"), report_of(a, "vm", "r.json")});
+  const auto heads = lines_of(format_compare_markdown(same))[0];
+  CHECK(heads ==
+        "| backend/path | measure | #1 r.json (vm, 2 threads, Test CPU x2) | #2 r.json (vm, 2 "
+        "threads, Test CPU x2) |");
+  const std::string md = format_compare_markdown(
+      compare_reports({report_of(a, "vm", "a.json"), report_of(b, "vm", "b.json")}));
+  CHECK(md.find("a.json (vm, 2 threads, Test CPU x2)") != std::string::npos);
+  CHECK(md.find("b.json (vm, 1 thread, Test CPU x2)") != std::string::npos);
+  CHECK(md.find("the set-ups differ, a.json (baseline) against b.json (current): threads: "
+                "baseline 2, current 1") != std::string::npos);
+  CHECK(format_compare_markdown(same).find("set-ups differ") == std::string::npos);
+}
+
+TEST_CASE("compare shows a fixed cost whose CI holds zero as not resolved and never negative") {
+  RunResult b = run_a();
+  // Noise whose line undercuts zero (read_fit's test of the same points).
+  b.results[1] = timed_path(
+      Path::fused, {{1024, 0.003829}, {4096, 0.0003664}, {16384, 0.007866}, {65536, 0.0147}});
+  REQUIRE(b.results[1].fit->affine.fixed_s < 0);
+  const std::string md = format_compare_markdown(
+      compare_reports({report_of(run_a(), "hostA", "a.json"), report_of(b, "hostB", "b.json")}));
+  std::string fixed_line;
+  for (const std::string& l : lines_of(md))
+    if (l.rfind("| cpu/fused | fixed cost per call", 0) == 0) fixed_line = l;
+  CAPTURE(fixed_line);
+  CHECK((fixed_line.find("≈ 0 (not resolved") != std::string::npos ||
+         fixed_line.find("none (t0 =") != std::string::npos));
+  CHECK(fixed_line.find("| -") == std::string::npos);
 }

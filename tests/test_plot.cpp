@@ -57,7 +57,7 @@ struct Point {
 std::vector<Point> markers_of(const std::string& series) {
   std::vector<Point> out;
   for (const std::string& t :
-       matches(series, "class=\"marker\" transform=\"translate\\(([-0-9.,]+)\\)\"")) {
+       matches(series, "class=\"marker(?: unfitted)?\" transform=\"translate\\(([-0-9.,]+)\\)\"")) {
     const auto comma = t.find(',');
     out.push_back({std::stod(t.substr(0, comma)), std::stod(t.substr(comma + 1))});
   }
@@ -192,7 +192,8 @@ TEST_CASE("a series without a fit is drawn as points only") {
   rep.results[0].fit.reset();
   const std::string svg = plot_svg(rep);
   CHECK(count(svg, "class=\"fit\"") == 1);
-  CHECK(count(svg, "class=\"marker\"") == 5);
+  CHECK(count(svg, "class=\"marker\"") == 3);           // the fused points, fitted
+  CHECK(count(svg, "class=\"marker unfitted\"") == 2);  // gather's, hollow
   CHECK(count(svg, "cpu/gather: points only, no fit") == 1);
 }
 
@@ -219,10 +220,27 @@ TEST_CASE(
   const std::vector<std::string> legend = texts(plot_svg(rep), "legend");
   REQUIRE(legend.size() == 2);
   const std::regex line(
-      "cpu/(gather|fused): [a-z]+, t = t0 \\+ b·L with t0 = -?[0-9.]+ [mµn]?s, b = [0-9.]+ "
-      "[mµn]?s "
-      "per token \\(dashed\\); fit of [0-9]+ points.*");
+      "cpu/(gather|fused): [a-z]+, t = t0 \\+ b·L with t0 (≈ 0 \\([^)]*\\)|none "
+      "\\([^)]*\\)|[0-9.]+ "
+      "[mµn]?s \\[[^\\]]*\\]), b = [0-9.]+ [mµn]?s per token \\(dashed, every L\\); fit of "
+      "[0-9]+ points \\(filled; hollow: not fitted\\).*");
   for (const std::string& l : legend) CHECK(std::regex_match(l, line));
   CHECK(legend[0].find("; asymptote not reached") != std::string::npos);
   CHECK(legend[1].find("asymptote") == std::string::npos);
+}
+
+TEST_CASE(
+    "t0 + b*L is drawn over the whole grid with unfitted points hollow and the region start "
+    "is marked") {
+  RunResult run = synthetic_run();
+  // Fitted from 64: the point at 16 is left out of the fit.
+  run.results[1] = readbench::test::timed_path(
+      Path::fused, {{16, 1e-6}, {64, 3e-6}, {256, 9e-6}, {1024, 3.3e-5}}, 64.0);
+  const std::string svg = plot_svg(report_of(run));
+  CHECK(count(svg, "class=\"marker unfitted\"") == 1);
+  CHECK(svg.find("fit from L = 64") != std::string::npos);
+  CHECK(count(svg, "class=\"region-start\"") == 2);  // the line and its label
+  // The dashed curve starts at the shortest length timed, left of the region.
+  const std::size_t curve = svg.find("class=\"affine\"");
+  REQUIRE(curve != std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -195,7 +196,130 @@ TEST_CASE("an explicit fit_from is kept and judged by the share at its first len
 TEST_CASE("fewer than four lengths past the fixed cost are not enough to call the asymptote") {
   const ReadFit f = fit_read(affine_series(4e-6, 1e-9, 65536, 3));
   CHECK_FALSE(f.asymptote_reached);
-  CHECK(f.asymptote_reason.find("3 fitted lengths") != std::string::npos);
+  CHECK(f.shortfall == Shortfall::small_region);
+  CHECK(f.basis == FitBasis::whole_grid);
+  CHECK(f.asymptote_reason.find("3 lengths spanning 16x") != std::string::npos);
+  // Under version 6's rules, which a version 6 report is read back by, the count decided.
+  ReadFitOptions v6;
+  v6.rules = FitRules::settled;
+  CHECK(
+      fit_read(affine_series(4e-6, 1e-9, 65536, 3), v6).asymptote_reason.find("3 fitted lengths") !=
+      std::string::npos);
+}
+
+// --- the region rule ----------------------------------------------------------------------
+
+TEST_CASE("an auto region whose dominant tail is two lengths 1% apart is widened and not headlined") {
+  // The issue's shape: twelve noisy lengths whose last two (405 and 409) alone reach the share;
+  // their slope is noise. The fit widens to the shortest tail of 4 lengths spanning 4x.
+  const std::vector<TimedPoint> pts{{16, 2.0e-5},  {24, 2.1e-5},  {40, 2.0e-5},  {64, 2.3e-5},
+                                    {90, 2.2e-5},  {128, 2.6e-5}, {180, 2.5e-5}, {256, 3.0e-5},
+                                    {300, 2.9e-5}, {350, 3.1e-5}, {405, 3.0e-5}, {409, 3.2e-5}};
+  const ReadFit f = fit_read(pts);
+  std::vector<double> fitted;
+  for (const TimedPoint& p : pts)
+    if (p.length >= f.fit_from) fitted.push_back(p.length);
+  CHECK(is_region(fitted));
+  CHECK_FALSE(f.asymptote_reached);
+  CHECK(f.power.n_points >= kRegionLengths);
+}
+
+TEST_CASE("a region is four lengths spanning four times") {
+  CHECK(is_region({16, 32, 48, 64}));
+  CHECK_FALSE(is_region({16, 32, 48, 63}));           // 3.94x
+  CHECK_FALSE(is_region({16, 1024, 65536}));          // three lengths
+  CHECK_FALSE(is_region({405, 406, 407, 408, 409}));  // five lengths 1% apart
+}
+
+TEST_CASE("noise whose line undercuts zero is not an asymptote whatever its shares read") {
+  // Four noisy times over 1024..65536 (p = 0.512, r2 = 0.32, CI [-1.75, 2.77]): the line
+  // through them has t0 < 0, so every share (t - t0)/t is above 1 (1.14, 2.49, 1.07, 1.04) and
+  // passed the 0.8 rule of version 6.
+  const std::vector<TimedPoint> pts{
+      {1024, 0.003829}, {4096, 0.0003664}, {16384, 0.007866}, {65536, 0.0147}};
+  ReadFitOptions v6;
+  v6.rules = FitRules::settled;
+  const ReadFit old = fit_read(pts, v6);
+  REQUIRE(old.asymptote_reached);  // what version 6 said
+  const ReadFit f = fit_read(pts);
+  CHECK_FALSE(f.asymptote_reached);
+  CHECK(f.shortfall == Shortfall::unresolved);
+  REQUIRE(f.power.ci95_low);
+  CHECK(*f.power.ci95_low < 0);
+  for (std::size_t i = 0; i < f.shares.size(); ++i) {
+    CAPTURE(i);
+    CHECK(f.shares[i] >= 0);
+    CHECK(f.shares[i] <= 1);
+    CHECK(f.raw_shares[i] > 1);  // the raw number stays
+    CHECK(f.share_clamped(i));
+  }
+}
+
+TEST_CASE("a fixed cost whose CI holds zero is not resolved") {
+  AffineFit a;
+  a.fixed_s = 4.9e-4;
+  a.fixed_ci95_low = -1.26e-3;
+  a.fixed_ci95_high = 2.24e-3;
+  CHECK_FALSE(fixed_cost_resolved(a));
+  a.fixed_ci95_low = 1e-6;
+  CHECK(fixed_cost_resolved(a));
+  a.fixed_ci95_low.reset();  // no CI (two points): not resolved either
+  CHECK_FALSE(fixed_cost_resolved(a));
+}
+
+namespace {
+
+// A seeded noisy power law of 3 to 12 lengths: random gaps (x1.01 to x4), a fixed cost of 0 to
+// 100x the first length's read, p from 0.3 to 1.6, up to 40% multiplicative noise.
+std::vector<TimedPoint> random_power_law(std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> count(3, 12);
+  std::uniform_real_distribution<double> u(0, 1);
+  const int n = count(rng);
+  const double p = 0.3 + 1.3 * u(rng), c = 1e-9 * std::pow(10, 2 * u(rng));
+  double length = 16 * std::pow(2, 10 * u(rng));
+  const double t0 = 100 * u(rng) * c * std::pow(length, p) * (u(rng) < 0.3 ? 0 : 1);
+  std::vector<TimedPoint> pts;
+  for (int i = 0; i < n; ++i) {
+    const double noise = std::exp(0.4 * (u(rng) - 0.5));
+    pts.push_back({std::round(length), (t0 + c * std::pow(length, p)) * noise});
+    length = std::max(length * (u(rng) < 0.5 ? 1.01 + 0.2 * u(rng) : 1 + 3 * u(rng)),
+                      std::round(length) + 1);
+  }
+  return pts;
+}
+
+}  // namespace
+
+TEST_CASE("on random noisy power laws the default fit never headlines a tail under the rule") {
+  std::mt19937_64 rng(20261205);
+  int tails = 0, widened = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::vector<TimedPoint> pts = random_power_law(rng);
+    CAPTURE(trial);
+    const ReadFit f = fit_read(pts);
+    std::vector<double> fitted;
+    for (const TimedPoint& p : pts)
+      if (p.length >= f.fit_from && (fitted.empty() || fitted.back() != p.length))
+        fitted.push_back(p.length);
+    const bool tail = f.fit_from > pts.front().length;
+    // A tail is always a region; a grid too small for one is fitted whole, and not reached.
+    if (tail) {
+      ++tails;
+      CHECK(int(fitted.size()) >= kRegionLengths);
+      CHECK(fitted.back() / fitted.front() >= kRegionSpan);
+    } else {
+      CHECK(int(fitted.size()) == int(pts.size()));
+    }
+    if (f.asymptote_reached) CHECK(is_region(fitted));
+    widened += f.basis == FitBasis::widened || f.basis == FitBasis::whole_grid ? 1 : 0;
+    for (std::size_t i = 0; i < f.shares.size(); ++i) {
+      CHECK(f.shares[i] >= 0);
+      CHECK(f.shares[i] <= 1);
+    }
+  }
+  // The generator exercises both: tails that are regions, and tried tails that were widened.
+  CHECK(tails > 100);
+  CHECK(widened > 100);
 }
 
 TEST_CASE("a time that does not grow with the length has a non-positive marginal cost, said so") {
@@ -260,7 +384,7 @@ TEST_CASE("a read whose cost per token rises is fitted from where the cost has s
   CHECK(f.power.exponent == doctest::Approx(1.03).epsilon(0.02));
   // The share alone (reports before schema version 6) fits from near the start.
   ReadFitOptions share_only;
-  share_only.settle = false;
+  share_only.rules = FitRules::share_only;
   const ReadFit old = fit_read(pts, share_only);
   CHECK(old.asymptote_reached);
   CHECK(old.fit_from <= 1024);

@@ -26,6 +26,7 @@
 #include "report/json_report.hpp"
 #include "report/points_input.hpp"
 #include "report/report_input.hpp"
+#include "report/text_report.hpp"
 #include "report_fixtures.hpp"
 #include "test_support.hpp"
 
@@ -270,6 +271,34 @@ TEST_CASE("a CSV line with a quote left open or text after a closing quote is an
   CHECK(error_message([] { split_csv_line("\"a\"b,2", "CSV line 4"); }) ==
         "CSV line 4: text after a quoted cell's closing quote: 'b'");
   CHECK(split_csv_line("  \"a\"  ,b", "x") == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("every CSV row says where it came from and what its fit is and reads back") {
+  RunResult run = synthetic_run();
+  run.backends[0].details.threads = 2;
+  run.quality.contended = true;
+  const std::string csv = build_csv(run, "host, with a comma");
+  const auto lines = lines_of(csv);
+  const auto header = cells_of(lines[0]);
+  for (const char* col : {"threads", "host", "commit", "quality", "ci95_low", "ci95_high",
+                          "fit_from", "fixed_resolved"}) {
+    CAPTURE(col);
+    CHECK(std::count(header.begin(), header.end(), col) == 1);
+  }
+  // The host's comma is quoted, so the row still splits into the header's columns.
+  CHECK(lines[1].find(",\"host, with a comma\",") != std::string::npos);
+  CHECK(lines[1].find(",contended,") != std::string::npos);
+  std::vector<std::string> cells = split_csv_line(lines.back(), "x");  // a fused row: a CI
+  REQUIRE(cells.size() == header.size());
+  const auto at = [&](const char* name) {
+    return cells[std::size_t(std::find(header.begin(), header.end(), name) - header.begin())];
+  };
+  CHECK(at("threads") == "2");
+  CHECK(std::stod(at("ci95_low")) == doctest::Approx(*run.results[1].fit->power.ci95_low));
+  CHECK(std::stod(at("fit_from")) == run.results[1].fit->fit_from);
+  const auto series = parse_points(csv);
+  REQUIRE(series.size() == 2);
+  CHECK(series[1].points.size() == 3);
 }
 
 TEST_CASE("the run CSV reads back as one series per path with the configured statistic") {
@@ -585,14 +614,14 @@ TEST_CASE("a schema version written as 6.0 is version 6, as JSON Schema's intege
 }
 
 TEST_CASE("a report read back is refused naming the file and the field that is wrong") {
-  CHECK(refused([](Json& j) { j["schema_version"] = 7; }) ==
-        "base.json: schema_version 7 is not one this readbench reads (3 to 6)");
+  CHECK(refused([](Json& j) { j["schema_version"] = 8; }) ==
+        "base.json: schema_version 8 is not one this readbench reads (3 to 7)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1.5; }) ==
-        "base.json: schema_version 1.5 is not one this readbench reads (3 to 6)");
+        "base.json: schema_version 1.5 is not one this readbench reads (3 to 7)");
   CHECK(refused([](Json& j) { j["schema_version"] = 1e308; }) ==
-        "base.json: schema_version 1e+308 is not one this readbench reads (3 to 6)");
+        "base.json: schema_version 1e+308 is not one this readbench reads (3 to 7)");
   CHECK(refused([](Json& j) { j["schema_version"] = "5"; }) ==
-        "base.json: schema_version \"5\" is not one this readbench reads (3 to 6)");
+        "base.json: schema_version \"5\" is not one this readbench reads (3 to 7)");
   CHECK(refused([](Json& j) { j.erase("schema_version"); }) ==
         "base.json: report.schema_version is missing");
   CHECK(refused([](Json& j) { j["results"][1]["points"][2].erase("min_s"); }) ==
@@ -664,17 +693,17 @@ TEST_CASE("version 3 and 4 reports are read as sampled in one round, and version
   j["config"].erase("plugins");
   j["schema_version"] = 3;
   const Report v3 = parse_report(j.dump(), "v3.json");
-  const Report v6 = parse_report(synthetic_report().dump(), "v6.json");
+  const Report v6 = parse_report(synthetic_report().dump(), "v7.json");  // the current version
   CHECK(v3.schema_version == 3);
   CHECK(v4.schema_version == 4);
-  CHECK(v6.schema_version == 6);
+  CHECK(v6.schema_version == kSchemaVersion);
   CHECK(v3.config == v6.config);  // the same workload: check and compare accept the pair
   REQUIRE(v3.find("cpu", "fused"));
   CHECK(v3.find("cpu", "fused")->fit->power.exponent ==
         v6.find("cpu", "fused")->fit->power.exponent);
   j["schema_version"] = 2;
   CHECK(error_message([&] { parse_report(j.dump(), "v2.json"); }) ==
-        "v2.json: schema_version 2 is not one this readbench reads (3 to 6)");
+        "v2.json: schema_version 2 is not one this readbench reads (3 to 7)");
 }
 
 TEST_CASE(
@@ -978,4 +1007,63 @@ TEST_CASE("printable escapes control characters and keeps every other byte") {
   CHECK(printable(std::string("x\0y", 3)) == "x\\x00y");
   CHECK(printable("µs, naïve | <b>") == "µs, naïve | <b>");  // UTF-8 passes as it is
   CHECK(printable("") == "");
+}
+
+TEST_CASE("the run table says what each figure counts and marks what is not a headline") {
+  RunResult run = synthetic_run();
+  run.speedups[0].clean = true;  // the second stays as the fixture has it: not clean
+  run.results[0].fit.reset();
+  run.results[0].fit_error = "2 points";
+  const std::string table = format_run(run);
+  CHECK(table.find("GB/s: every byte a call moves") != std::string::npos);
+  CHECK(table.find("the fits below count K/V bytes alone") != std::string::npos);
+  CHECK(table.find("L=16       2.00x\n") != std::string::npos);
+  CHECK(table.find("L=64       2.67x (not clean)") != std::string::npos);
+  CHECK(table.find("  no fit: 2 points\n  next: time more lengths") != std::string::npos);
+  // No fixed cost printed bare negative, and every share printed in [0, 1].
+  CHECK(table.find("fixed cost -") == std::string::npos);
+}
+
+TEST_CASE("a fixed cost is shown resolved or about zero or none and never as a bare negative") {
+  AffineFit a;
+  a.fixed_s = 4e-6;
+  a.fixed_ci95_low = 3e-6;
+  a.fixed_ci95_high = 5e-6;
+  CHECK(format_fixed_cost(a) == "4 us [3 us, 5 us]");
+  a.fixed_s = 4.9e-4;
+  a.fixed_ci95_low = -1.26e-3;
+  a.fixed_ci95_high = 2.24e-3;
+  CHECK(format_fixed_cost(a, true) == "≈ 0 (not resolved, CI -1.26 ms .. 2.24 ms)");
+  a.fixed_s = -5e-6;
+  a.fixed_ci95_low = -7e-6;
+  a.fixed_ci95_high = -3e-6;
+  CHECK(format_fixed_cost(a).rfind("none (t0 = -5 us, CI -7 us .. -3 us wholly below 0", 0) == 0);
+}
+
+TEST_CASE("a version 6 report is read back by its own rule: its two-length auto region stands") {
+  // t = 4 us + 1 ns * L at 16..65536: only 16384 and 65536 have shares of 0.8, so version 6's
+  // rule fitted those two; version 7 widens the region to 1024..65536.
+  std::vector<std::pair<std::int64_t, double>> pts;
+  std::vector<TimedPoint> timed;
+  for (std::int64_t L = 16; L <= 65536; L *= 4) {
+    pts.emplace_back(L, 4e-6 + 1e-9 * double(L));
+    timed.push_back({double(L), 4e-6 + 1e-9 * double(L)});
+  }
+  ReadFitOptions v6;
+  v6.rules = FitRules::settled;
+  const ReadFit old = fit_read(timed, v6);
+  REQUIRE(old.fit_from == 16384);
+  RunResult run = synthetic_run();
+  run.results[1] = readbench::test::timed_path(Path::fused, pts, std::nullopt);
+  CHECK(run.results[1].fit->fit_from == 1024);
+  CHECK(run.results[1].fit->basis == FitBasis::widened);
+  run.results[1].fit = old;
+  Json j = build_report(run, readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
+  j["schema_version"] = 6;
+  const Report rep = parse_report(j.dump(), "v6.json");
+  CHECK(rep.find("cpu", "fused")->fit->fit_from == 16384);
+  j["schema_version"] = 7;
+  CHECK(error_message([&] {
+          parse_report(j.dump(), "v7.json");
+        }).find("is not where the auto rule starts") != std::string::npos);
 }

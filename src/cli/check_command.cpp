@@ -79,7 +79,15 @@ int run(CheckCommandOptions& o) {
   if (!o.json_path.empty()) write_atomically(o.json_path, json_text(check_to_json(result)));
   // JSON on stdout replaces the table there, so the output stays machine-readable.
   if (o.json_path != "-") write_stdout(format_check_markdown(result));
-  return result.passed() ? 0 : 1;
+  if (!result.judged()) {
+    std::string which;
+    for (const std::string& label : result.not_reached)
+      which += (which.empty() ? "" : ", ") + label;
+    write_error_line("cannot judge: the current fit of " + which +
+                     " is not at its asymptote (the table says why); --allow not-reached passes "
+                     "it anyway");
+  }
+  return result.passed() ? 0 : result.judged() ? 1 : kExitCannotJudge;
 }
 
 }  // namespace
@@ -102,7 +110,8 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "    wholly past the upper edge of the baseline's band;\n"
       "  - with --max-cost-ratio R, current / baseline marginal cost per token above R.\n"
       "Rows whose configurations differ (workload, statistic, GPU model, how a GPU's calls\n"
-      "were launched) are refused, naming the difference, unless --allow-config-mismatch.\n"
+      "were launched; on the CPU threads, CPU model, cores) are refused, naming the difference, "
+      "unless --allow-config-mismatch.\n"
       "Also a regression: a path ok in the baseline and failed in the report (it broke), and\n"
       "a backend/path of the baseline missing from the report, unless --allow-missing.\n"
       "Skipped, not a regression: unavailable in the report (e.g. no GPU in CI), present\n"
@@ -112,7 +121,9 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "incomplete, nor a contended one (a busy machine's) unless --allow contended.\n"
       "Exit 0: no regression; 1: a regression; 2: bad input, or nothing comparable (no\n"
       "backend/path with fits in both reports: a gate that compares nothing does not pass);\n"
-      "4: a report is incomplete or contended and not allowed.\n"
+      "4: a report is incomplete or contended and not allowed, or a row judged ok has a\n"
+      "current fit not at its asymptote (marked NOT REACHED) without --allow not-reached.\n"
+      "On the CPU rows, the threads, CPU model and core count are part of the configuration.\n"
       "An ab report (readbench ab --json) needs no baseline: its verdict is computed again from\n"
       "its pairs, under --tolerance and --max-cost-ratio where given (else its own); exit 0\n"
       "pass, 1 regression, 4 inconclusive.");
@@ -136,7 +147,8 @@ void setup_check_command(CLI::App& app, int& exit_code) {
   o->allow_given = sub->add_option(
       "--allow", o->allow,
       "Judge anyway what is otherwise refused (exit 4), comma-separated: incomplete "
-      "(a report of a run a signal stopped), contended");
+      "(a report of a run a signal stopped), contended, not-reached (pass rows whose current "
+      "fit is not at its asymptote)");
   sub->add_option("--json", o->json_path, "Write the verdict as JSON to FILE (- for stdout)")
       ->check(output_path());
   sub->add_flag("--allow-config-mismatch", o->check.allow_config_mismatch,

@@ -5,6 +5,11 @@
 
 namespace readbench::cli {
 
+// The exit status of an answer that cannot be given from what was measured: a gate that
+// cannot judge (CannotJudge; check's rows not at their asymptote), `run --require-fit` with a
+// path timed but not fitted.
+inline constexpr int kExitCannotJudge = 4;
+
 void setup_run_command(CLI::App& app, int& exit_code);
 void setup_fit_command(CLI::App& app, int& exit_code);
 void setup_check_command(CLI::App& app, int& exit_code);

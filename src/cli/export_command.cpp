@@ -10,6 +10,7 @@
 #include "report/distinct_files.hpp"
 #include "report/export.hpp"
 #include "report/json_text.hpp"
+#include "report/standard_output.hpp"
 
 namespace readbench::cli {
 
@@ -28,6 +29,10 @@ int run(const ExportOptions& o) {
   const Json out = rep.ab ? (o.format == "bmf" ? export_ab_bmf(*rep.ab) : export_ab_gab(*rep.ab))
                           : (o.format == "bmf" ? export_bmf(*rep.run) : export_gab(*rep.run));
   write_atomically(o.output, json_text(out));
+  // The export carries the verdict in its entries; a person running it hears it too.
+  if (rep.quality == QualityVerdict::contended)
+    write_error_line("note: " + rep.source +
+                     " is contended: the machine's other work is in the exported numbers");
   return 0;
 }
 

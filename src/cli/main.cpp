@@ -66,7 +66,7 @@ int run_command_line(int argc, char** argv) {
     return e.signal() + 128;  // a signal reached a command that has nothing to keep
   } catch (const readbench::CannotJudge& e) {
     readbench::write_error_line(e.what());
-    return 4;
+    return readbench::cli::kExitCannotJudge;
   } catch (const readbench::BackendError& e) {
     readbench::write_error_line(e.what());
     return 2;

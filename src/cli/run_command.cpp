@@ -37,7 +37,16 @@ struct RunOptions {
   std::vector<std::string> plugin_files;
   double plugin_timeout_s = kPluginCheckTimeout;
   const CLI::Option* device_given = nullptr;
+  bool require_fit = false;
 };
+
+// The paths a run timed without fitting: the answer a CI job asked for is missing.
+std::vector<std::string> unfitted_paths(const RunResult& result) {
+  std::vector<std::string> out;
+  for (const PathResult& r : result.results)
+    if (r.status == Status::ok && !r.fit) out.push_back(r.backend + "/" + to_string(r.path));
+  return out;
+}
 
 // --path: "all" (gather, fused and every plugin), or a list of gather, fused and plugin:NAME.
 std::vector<Path> parse_paths(const std::string& text, const Plugins& plugins) {
@@ -101,7 +110,7 @@ int run(RunOptions& o) {
   // neither the other report nor the table, and the exit status (3) says so.
   const std::string json =
       o.json_path.empty() ? "" : json_text(build_report(result, describe_host(), utc_timestamp()));
-  const std::string csv = o.csv_path.empty() ? "" : build_csv(result);
+  const std::string csv = o.csv_path.empty() ? "" : build_csv(result, describe_host().hostname);
   std::vector<std::string> failures;
   auto write_file = [&](const std::string& path, const std::string& content) {
     if (path.empty() || path == "-") return;
@@ -154,6 +163,16 @@ int run(RunOptions& o) {
                                : "every grid stopped at a bound before its first length") +
                      " (the table and the reports say why)");
     return 2;
+  }
+  if (o.require_fit) {
+    std::string which;
+    for (const std::string& label : unfitted_paths(result))
+      which += (which.empty() ? "" : ", ") + label;
+    if (!which.empty()) {
+      write_error_line("no fit for " + which +
+                       " (--require-fit): the table says why and what to do next");
+      return kExitCannotJudge;
+    }
   }
   return 0;
 }
@@ -238,6 +257,9 @@ void setup_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--seed", o->config.seed, "Seed of the inputs and the block allocator")
       ->check(seed_value())
       ->capture_default_str();
+  sub->add_flag("--require-fit", o->require_fit,
+                "Exit " + std::to_string(kExitCannotJudge) +
+                    " when a path was timed but not fitted (the reports are still written)");
   sub->add_option("--json", o->json_path, "Write the JSON report to FILE (- for stdout)")
       ->check(output_path());
   sub->add_option("--csv", o->csv_path, "Write the CSV report to FILE (- for stdout)")

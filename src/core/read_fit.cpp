@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "core/names.hpp"
 #include "core/strprintf.hpp"
 
 namespace readbench {
@@ -74,10 +75,12 @@ Rise rise_from(const std::map<double, double>& log_cost, double from) {
 // `from` itself when no length leaves that many. So the region of a read whose cost per token
 // is near the limit does not fall back to the short lengths from one run to the next, and one
 // that never settles is fitted where it is steadiest.
-double settled_from(const std::map<double, double>& log_cost, double from) {
+double settled_from(const std::map<double, double>& log_cost, double from, bool span) {
   double best = from, least = std::numeric_limits<double>::infinity();
   for (auto it = log_cost.lower_bound(from); std::distance(it, log_cost.end()) >= kAsymptoteLengths;
        ++it) {
+    // Under the region rule a start must also leave kRegionSpan; later starts leave less.
+    if (span && log_cost.rbegin()->first < kRegionSpan * it->first) break;
     const double rise = rise_from(log_cost, it->first).ratio;
     if (rise <= 1 + kSettleRise) return it->first;
     if (rise < least) {
@@ -88,7 +91,61 @@ double settled_from(const std::map<double, double>& log_cost, double from) {
   return best;
 }
 
+// The distinct lengths from `from` on.
+std::vector<double> lengths_from(const std::map<double, double>& by_length, double from) {
+  std::vector<double> out;
+  for (auto it = by_length.lower_bound(from); it != by_length.end(); ++it) out.push_back(it->first);
+  return out;
+}
+
+double span_of(const std::vector<double>& lengths) {
+  return lengths.empty() ? 1 : lengths.back() / lengths.front();
+}
+
+// The highest start at or below `from` whose tail is a region; the shortest length where none
+// is (the whole grid).
+double widened_from(const std::map<double, double>& by_length, double from) {
+  for (auto it = std::make_reverse_iterator(by_length.upper_bound(from)); it != by_length.rend();
+       ++it)
+    if (is_region(lengths_from(by_length, it->first))) return it->first;
+  return by_length.begin()->first;
+}
+
+constexpr Named<Shortfall> kShortfallNames[] = {{Shortfall::none, "none"},
+                                                {Shortfall::not_growing, "not-growing"},
+                                                {Shortfall::small_region, "small-region"},
+                                                {Shortfall::fixed_cost, "fixed-cost"},
+                                                {Shortfall::unsettled, "unsettled"},
+                                                {Shortfall::unresolved, "unresolved"}};
+
+constexpr Named<FitBasis> kFitBasisNames[] = {{FitBasis::given, "given"},
+                                              {FitBasis::region, "region"},
+                                              {FitBasis::widened, "widened"},
+                                              {FitBasis::whole_grid, "whole-grid"}};
+
+// "the whole grid (L=16..409)" or "L >= 64 (5 lengths, 16x)": a region as the reasons name it.
+std::string region_words(double from, int lengths, double span) {
+  return strprintf("L >= %s (%d length%s spanning %.3gx)", format_number(from).c_str(), lengths,
+                   lengths == 1 ? "" : "s", span);
+}
+
 }  // namespace
+
+std::string_view to_string(Shortfall s) {
+  return name_in(kShortfallNames, s);
+}
+
+std::string_view to_string(FitBasis b) {
+  return name_in(kFitBasisNames, b);
+}
+
+bool is_region(const std::vector<double>& distinct_lengths) {
+  return int(distinct_lengths.size()) >= kRegionLengths && span_of(distinct_lengths) >= kRegionSpan;
+}
+
+bool fixed_cost_resolved(const AffineFit& a) {
+  return a.fixed_ci95_low && *a.fixed_ci95_low > 0;
+}
 
 ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o) {
   ReadFit f;
@@ -105,9 +162,12 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   const auto region_from = [&](const AffineFit& basis) {
     const double from =
         auto_fit_from(shares_by_length(points, shares_with(basis)), basis.marginal_s > 0);
-    return o.settle ? settled_from(cost, from) : from;
+    return o.rules != FitRules::share_only ? settled_from(cost, from, o.rules == FitRules::region)
+                                           : from;
   };
+  const std::map<double, double> distinct = shares_by_length(points, shares_with(whole));
   if (o.fit_from) {
+    f.basis = FitBasis::given;
     f.fit_from = *o.fit_from;
     f.share_basis = f.fit_from > 0 ? fit_affine(points, f.fit_from) : whole;
   } else {
@@ -129,8 +189,28 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
       }
       f.fit_from = next;
     }
+    // A region is at least kRegionLengths lengths spanning kRegionSpan: a shorter tail is
+    // widened down, its t0 then the widened region's.
+    f.tried_from = f.fit_from;
+    if (o.rules == FitRules::region && !is_region(lengths_from(distinct, f.fit_from))) {
+      f.fit_from = widened_from(distinct, f.fit_from);
+      f.basis = f.fit_from > distinct.begin()->first ? FitBasis::widened : FitBasis::whole_grid;
+      f.share_basis = f.fit_from > distinct.begin()->first ? fit_affine(points, f.fit_from) : whole;
+    }
   }
-  f.shares = shares_with(f.share_basis);
+  if (f.basis == FitBasis::given || f.basis == FitBasis::region) f.tried_from = f.fit_from;
+  {
+    const std::vector<double> tried = lengths_from(distinct, f.tried_from);
+    f.tried_lengths = int(tried.size());
+    f.tried_span = span_of(tried);
+    const std::vector<double> region = lengths_from(distinct, f.fit_from);
+    f.region_span = span_of(region);
+  }
+  f.raw_shares = shares_with(f.share_basis);
+  f.shares = f.raw_shares;
+  // From version 7 on a share is what its name says, a fraction; the raw value stays beside it.
+  if (o.rules == FitRules::region)
+    for (double& s : f.shares) s = std::clamp(s, 0.0, 1.0);
   const std::map<double, double> by_length = shares_by_length(points, f.shares);
   const bool positive = f.share_basis.marginal_s > 0;
   f.power = fit_power_law(points, f.fit_from);
@@ -140,18 +220,39 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   const Rise rise = rise_from(cost, f.fit_from);
   f.cost_rise = rise.ratio;
   f.cost_rise_length = rise.length;
-  f.settle = o.settle;
+  f.rules = o.rules;
+  const bool region_rule = o.rules == FitRules::region;
+  const FitResult& power = f.power;
+  const bool unresolved = !(f.affine.marginal_ci95_low && *f.affine.marginal_ci95_low > 0 &&
+                            power.ci95_low && *power.ci95_low > 0);
 
   if (!positive) {
+    f.shortfall = Shortfall::not_growing;
     f.asymptote_reason = "the marginal cost per token is not positive (b = " +
                          format_number(f.share_basis.marginal_s) +
                          " s/token): the time does not grow with the length";
+  } else if (region_rule && !is_region(lengths_from(distinct, f.fit_from))) {
+    f.shortfall = Shortfall::small_region;
+    f.asymptote_reason = strprintf(
+        "%s %s; a region needs %d lengths spanning %gx for an exponent to gate on",
+        f.basis == FitBasis::given ? "the given region," : "no tail is a region; the whole grid,",
+        region_words(f.fit_from, f.region_lengths, f.region_span).c_str(), kRegionLengths,
+        kRegionSpan);
+  } else if (region_rule && f.fit_from < f.tried_from) {
+    f.shortfall = Shortfall::small_region;
+    f.asymptote_reason = strprintf(
+        "the lengths where the read dominates, %s, are too few for a region (%d spanning %gx); "
+        "fitted instead over %s, where the fixed cost weighs more",
+        region_words(f.tried_from, f.tried_lengths, f.tried_span).c_str(), kRegionLengths,
+        kRegionSpan, region_words(f.fit_from, f.region_lengths, f.region_span).c_str());
   } else if (start->second < kAsymptoteShare) {
+    f.shortfall = Shortfall::fixed_cost;
     f.asymptote_reason = strprintf(
         "at L=%.0f, the shortest fitted length, %.0f%% of the time is length-dependent, under "
         "%.0f%%: the fixed cost per call still weighs",
         start->first, 100 * start->second, 100 * kAsymptoteShare);
-  } else if (o.settle && rise.ratio > 1 + kSettleRise) {
+  } else if (o.rules != FitRules::share_only && rise.ratio > 1 + kSettleRise) {
+    f.shortfall = Shortfall::unsettled;
     const double first = std::exp(cost.lower_bound(f.fit_from)->second);
     f.asymptote_reason = strprintf(
         "the cost per token rises from %.3g ns at L=%.0f, the shortest fitted length, to %.3g "
@@ -160,18 +261,30 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
         first * 1e9, start->first, first * rise.ratio * 1e9, rise.length, 100 * (rise.ratio - 1),
         100 * kSettleRise);
   } else if (f.region_lengths < kAsymptoteLengths) {
+    f.shortfall = Shortfall::small_region;
     f.asymptote_reason = strprintf(
         "%d fitted lengths with at least %.0f%% of the time length-dependent; %d "
         "are needed for an exponent to gate on",
         f.region_lengths, 100 * kAsymptoteShare, kAsymptoteLengths);
+  } else if (region_rule && unresolved) {
+    f.shortfall = Shortfall::unresolved;
+    f.asymptote_reason = strprintf(
+        "the growth with the length is not resolved: the 95%% CIs of the exponent (%s) and "
+        "of the marginal cost must lie above zero; the points are noise around the line",
+        power.ci95_low ? strprintf("%.3g .. %.3g", *power.ci95_low, *power.ci95_high).c_str()
+                       : "none");
   } else {
     f.asymptote_reached = true;
+    f.shortfall = Shortfall::none;
     f.asymptote_reason =
         strprintf("from L=%.0f on at least %.0f%% of the time is length-dependent, over %d lengths",
                   start->first, 100 * std::min(start->second, 1.0), f.region_lengths);
-    if (o.settle)
-      f.asymptote_reason += strprintf(", the cost per token at most %.0f%% above the first's",
-                                      100 * (rise.ratio - 1));
+    if (region_rule) f.asymptote_reason += strprintf(" spanning %.3gx", f.region_span);
+    if (o.rules != FitRules::share_only)
+      f.asymptote_reason += rise.ratio >= 1.005
+                                ? strprintf(", the cost per token at most %.0f%% above the first's",
+                                            100 * (rise.ratio - 1))
+                                : ", the cost per token nowhere above the first's";
   }
 
   f.kv_bytes_per_token = o.kv_bytes_per_token;

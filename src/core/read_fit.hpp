@@ -19,8 +19,19 @@
 // read's cost per token only falls along its lengths). The asymptote is reached when the share
 // at the region's shortest length is at least kAsymptoteShare, the cost per token settled over
 // it, and the region holds kAsymptoteLengths distinct lengths.
+//
+// From schema version 7 on an auto region is a region: at least kRegionLengths distinct
+// lengths spanning at least kRegionSpan (the longest over the shortest). A slope over two
+// lengths 1% apart is noise, whatever their shares. Where the lengths the shares select are
+// fewer or closer, the fit is widened down to the shortest tail that meets the rule (the whole
+// grid where none does), judged not reached, and the region tried stays named in the reason.
+// The asymptote also needs the growth resolved: the 95% CIs of the marginal cost and of the
+// exponent above zero (a noisy series whose line undercuts zero has shares above 1 at every
+// length, and would pass the share rule with p's CI holding zero). Shares are clamped into
+// [0, 1]; a clamped one is where the line t0 + b*L does not describe the point.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/affine_fit.hpp"
@@ -39,24 +50,61 @@ constexpr int kAsymptoteLengths = 4;
 // a 2-vCPU VM whose memory bandwidth moves within a run, the fused read's cost per token moved
 // by up to 22% between lengths of one run.
 constexpr double kSettleRise = 0.25;
+// A region's size (schema version 7 on): four lengths at x4 steps span 64x; four spanning 4x is
+// the least over which an exponent's CI can be narrow enough to gate on (its standard error
+// grows as the spread of ln L shrinks).
+constexpr int kRegionLengths = kAsymptoteLengths;
+constexpr double kRegionSpan = 4;
+
+// Which rules judged a fit: those of the report's schema version (a report is read back under
+// its own rules, so its stored region and verdict are checked as they were written).
+enum class FitRules {
+  share_only,  // schema version 5 and before
+  settled,     // 6: the cost per token settled too
+  region,      // 7 on: and an auto region of kRegionLengths lengths spanning kRegionSpan
+};
+
+// Why a fit is not at its asymptote (none when it is): each cause has its own advice.
+enum class Shortfall { none, not_growing, small_region, fixed_cost, unsettled, unresolved };
+// The word a report writes for it ("none", "not-growing", "small-region", ...).
+std::string_view to_string(Shortfall s);
+
+// Whether distinct lengths (in increasing order) make a region: kRegionLengths of them
+// spanning kRegionSpan. The one rule every fit and gate applies.
+bool is_region(const std::vector<double>& distinct_lengths);
 
 struct ReadFitOptions {
   std::optional<double> fit_from;            // empty: auto
   std::optional<double> kv_bytes_per_token;  // K and V bytes a call reads per token
   std::optional<double> read_ceiling_gbps;   // the backend's measured read ceiling
-  // Whether the cost per token must have settled over the region (the rule of reports from
-  // schema version 6 on; older reports were judged by the share alone).
-  bool settle = true;
+  FitRules rules = FitRules::region;
 };
 
+// What the fitted region is, against the region the shares and the settling selected.
+enum class FitBasis {
+  given,      // --fit-from N
+  region,     // the region the rule selected
+  widened,    // that region was too small: the shortest tail that is a region
+  whole_grid  // that region was too small and no tail is a region: every length
+};
+std::string_view to_string(FitBasis b);
+
 struct ReadFit {
-  FitResult power;             // t = c * L^p over the region
-  AffineFit affine;            // t = t0 + b*L over the region: the reported fixed and marginal cost
-  AffineFit share_basis;       // t = t0 + b*L over every point: the shares
-  std::vector<double> shares;  // (t - t0)/t of each point, in the order given
-  double fit_from = 0;         // the region: lengths >= this
+  FitResult power;        // t = c * L^p over the region
+  AffineFit affine;       // t = t0 + b*L over the region: the reported fixed and marginal cost
+  AffineFit share_basis;  // t = t0 + b*L over every point: the shares
+  // (t - t0)/t of each point, in the order given, clamped into [0, 1] (from version 7 on).
+  std::vector<double> shares;
+  std::vector<double> raw_shares;  // the same unclamped: above 1 where t0 < 0
+  double fit_from = 0;             // the region: lengths >= this
   bool fit_from_auto = false;
+  FitBasis basis = FitBasis::region;
+  // Where the rule's own region started before it was widened (== fit_from unless widened).
+  double tried_from = 0;
+  int tried_lengths = 0;   // distinct lengths from tried_from on
+  double tried_span = 1;   // their longest over their shortest
   int region_lengths = 0;  // distinct lengths in the region
+  double region_span = 1;  // the region's longest length over its shortest
   std::optional<double> kv_bytes_per_token;
   std::optional<double> effective_gbps;    // K/V bytes per token over b, 1e9 B/s
   std::optional<double> ceiling_fraction;  // effective_gbps over the read ceiling
@@ -65,10 +113,18 @@ struct ReadFit {
   // fit_from, and where it is: 1 (at fit_from) for a read whose cost per token only falls.
   double cost_rise = 1;
   double cost_rise_length = 0;
-  bool settle = true;  // whether the judgement needed the cost per token settled
+  FitRules rules = FitRules::region;
+  bool settle() const { return rules != FitRules::share_only; }
   bool asymptote_reached = false;
+  Shortfall shortfall = Shortfall::not_growing;
   std::string asymptote_reason;  // one line: why it is, or is not, reached
+  // Whether shares[i] was clamped: the line t0 + b*L does not describe that point.
+  bool share_clamped(std::size_t i) const { return shares[i] != raw_shares[i]; }
 };
+
+// Whether a fixed cost is resolved: its 95% CI wholly above zero. One whose CI holds zero is
+// "about 0" (the line cannot tell it from none), never a cost to rank or export.
+bool fixed_cost_resolved(const AffineFit& a);
 
 // Throws the guards' FitErrors (fit.hpp) naming the offending value, for the whole series and
 // for the region.

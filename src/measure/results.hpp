@@ -121,6 +121,9 @@ struct Speedup {
   double gather_s = 0;
   double fused_s = 0;
   double speedup = 0;  // gather / fused
+  // Both points met their noise target with no disturbed sample kept: a headline figure. One
+  // from a disturbed point is noise (a contended run's 68x from one point that is 0.95x clean).
+  bool clean = false;
 };
 
 // A CUDA device slower than the fastest of its siblings at one path and length, beyond both

@@ -751,16 +751,20 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
   std::map<std::pair<std::string, std::int64_t>,
            std::pair<std::optional<double>, std::optional<double>>>
       times;
+  std::map<std::pair<std::string, std::int64_t>, bool> clean;  // both points so far clean
   for (const PathResult& r : run.results)
     for (const PointResult& p : r.points) {
       if (r.path.is_plugin()) continue;
       auto& [g, f] = times[{r.backend, p.length}];
       (r.path == Path::gather ? g : f) = p.seconds;
+      const bool steady = p.measurement.converged && !p.measurement.contended;
+      const auto [it, fresh] = clean.emplace(std::pair{r.backend, p.length}, steady);
+      if (!fresh) it->second = it->second && steady;
     }
   for (const auto& [key, t] : times)
     if (t.first && t.second)
-      run.speedups.push_back(
-          {key.first, key.second, *t.first, *t.second, speedup_of(*t.first, *t.second)});
+      run.speedups.push_back({key.first, key.second, *t.first, *t.second,
+                              speedup_of(*t.first, *t.second), clean[key]});
   run.slow_devices = slow_devices(run);
   run.quality.load_after = read_load();
   run.quality = judge_quality(run);

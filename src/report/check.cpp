@@ -12,6 +12,7 @@
 #include "core/read_path.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
+#include "report/setup_match.hpp"
 
 namespace readbench {
 
@@ -60,6 +61,30 @@ void missing(CheckRow& row) {
   row.verdict = Verdict::regression;
   row.reasons.push_back(
       "missing from the current report (in the baseline only; --allow-missing skips it)");
+}
+
+// The host set-up a row's numbers depend on: for the CPU backend its threads, CPU model and core
+// count (setup_match.hpp); a GPU row's device is its GPU model, compared apart.
+std::vector<std::string> host_differences_for(const Report& baseline, const Report& current,
+                                              const std::string& backend) {
+  if (backend != "cpu") return {};
+  return host_setup_differences(baseline.origin(), current.origin());
+}
+
+// A row judged ok whose current fit is not at its asymptote compared an exponent that is not
+// the read's alone: marked, and named in the outcome so that the gate does not pass it unless
+// --allow not-reached.
+void mark_not_reached(CheckOutcome& out) {
+  for (CheckRow& row : out.rows) {
+    if (row.verdict != Verdict::ok || !row.current || !row.current->fit ||
+        row.current->fit->asymptote_reached)
+      continue;
+    row.notes.push_back(
+        "NOT REACHED: the current fit is not at its asymptote (" +
+        one_line(row.current->fit->asymptote_reason) + ")" +
+        (out.options.allow.not_reached ? ", passed under --allow not-reached" : ", so not a pass"));
+    out.not_reached.push_back(row.label());
+  }
 }
 
 // The rules for one backend/path present in both reports.
@@ -362,6 +387,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     std::vector<std::string> d = differences;
     if (std::string g = gpu_difference(backend); !g.empty()) d.push_back(std::move(g));
     if (std::string l = launch_difference(backend, path); !l.empty()) d.push_back(std::move(l));
+    for (std::string& h : host_differences_for(baseline, current, backend))
+      d.push_back(std::move(h));
     return d;
   };
   const auto joined = [](const std::vector<std::string>& d) {
@@ -424,12 +451,20 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     throw InputError("nothing to compare: no backend/path could be judged in both " +
                      baseline.source + " and " + current.source + " (" +
                      (why_none.empty() ? std::string("no results") : why_none) + ")");
+  mark_not_reached(out);
   return out;
 }
 
 std::string format_check_summary(const CheckOutcome& r) {
   std::string out = "readbench check: ";
-  if (r.passed()) {
+  if (!r.judged()) {
+    std::string which;
+    for (const std::string& label : r.not_reached) which += (which.empty() ? "" : ", ") + label;
+    out += "CANNOT JUDGE: " + plural(int(r.not_reached.size()), "row's", "rows'") +
+           " current fit not at its asymptote (" + which +
+           "): the exponent compared is not the read's alone; extend the lengths, or --allow "
+           "not-reached passes it";
+  } else if (r.passed()) {
     out +=
         "PASS: " + plural(r.compared, "backend/path", "backend/paths") + " compared, no regression";
   } else {
@@ -448,7 +483,11 @@ std::string format_check_summary(const CheckOutcome& r) {
 
 std::string format_check_markdown(const CheckOutcome& r) {
   std::ostringstream os;
-  os << "### readbench check: " << (r.passed() ? "PASS" : "FAIL") << "\n\n";
+  os << "### readbench check: "
+     << (r.passed()   ? "PASS"
+         : r.judged() ? "FAIL"
+                      : "CANNOT JUDGE")
+     << "\n\n";
   os << "Current " << describe(r.current) << " against baseline " << describe(r.baseline) << "; "
      << gate_words(r.options) << ".\n\n";
   os << "| backend/path | lengths compared | baseline p [95% CI] | current p [95% CI] | Δp | "
@@ -484,13 +523,16 @@ Json check_to_json(const CheckOutcome& r) {
                     {"current_compared", compared_to_json(row.current_fit)},
                     {"delta_exponent", number_or_null(row.delta_exponent)},
                     {"cost_ratio", number_or_null(row.cost_ratio)}});
-  return {{"verdict", r.passed() ? "pass" : "fail"},
+  return {{"verdict", r.passed()   ? "pass"
+                      : r.judged() ? "fail"
+                                   : "not-judged"},
           {"pass", r.passed()},
           {"tolerance", r.options.tolerance},
           {"max_cost_ratio", number_or_null(r.options.max_cost_ratio)},
           {"allow", r.options.allow.words()},
           {"incomplete_judged", r.incomplete_judged},
           {"contended_judged", r.contended_judged},
+          {"not_reached", r.not_reached},
           {"baseline", origin_to_json(r.baseline)},
           {"current", origin_to_json(r.current)},
           {"compared", r.compared},

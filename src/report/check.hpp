@@ -60,17 +60,28 @@ struct CheckOutcome {
   int skipped = 0;
   bool incomplete_judged = false;  // an incomplete report judged under --allow incomplete
   bool contended_judged = false;   // a contended report judged under --allow contended
-  bool passed() const { return regressions == 0; }
+  // Rows judged ok whose current fit is not at its asymptote: their exponent is not the read's
+  // alone, so the gate compared too little to pass them unless --allow not-reached.
+  std::vector<std::string> not_reached;
+  bool passed() const {
+    return regressions == 0 && (not_reached.empty() || options.allow.not_reached);
+  }
+  // Whether the gate could answer: false where rows are not reached and not allowed (exit 4).
+  bool judged() const {
+    return regressions > 0 || not_reached.empty() || options.allow.not_reached;
+  }
 };
 
-// Lengths both sides need in common for their exponents to be compared.
+// Lengths both sides need in common for their exponents to be compared. Each side's own fit
+// follows the region rule (read_fit.hpp); a row whose current fit is not at its asymptote is
+// marked and not passed unless allowed.
 constexpr int kCheckMinLengths = 3;
 
 // One row per backend/path in either report. For a path with fits on both sides, both power
 // laws are fitted again over the lengths the two reports share at or above both fits'
-// fit_from (at least kCheckMinLengths; where fewer, the current fit starts past the
-// baseline's and the baseline reached its asymptote, over those both share from the first of
-// the baseline's fitted lengths from which the current read's own shares reach
+// fit_from (at least kCheckMinLengths; where fewer, the current fit
+// starts past the baseline's and the baseline reached its asymptote, over those both share from the
+// first of the baseline's fitted lengths from which the current read's own shares reach
 // kAsymptoteShare, with a note; else the row is skipped saying so, unless the cost gate is on
 // and the marginal cost ratio, each side's own fit's, exceeds it: a regression all the same).
 // A regression: the exponent rose by more than the tolerance and its 95% CI lies wholly above

@@ -8,6 +8,7 @@ std::vector<std::string> Allowances::words() const {
   std::vector<std::string> out;
   if (incomplete) out.push_back("incomplete");
   if (contended) out.push_back("contended");
+  if (not_reached) out.push_back("not-reached");
   return out;
 }
 
@@ -16,7 +17,7 @@ Allowances parse_allowances(std::string_view list) {
   // refused.
   if (list.empty())
     throw InputError(
-        "--allow: the value is empty (expected incomplete or contended, "
+        "--allow: the value is empty (expected incomplete, contended or not-reached, "
         "comma-separated)");
   Allowances a;
   while (true) {
@@ -26,9 +27,11 @@ Allowances parse_allowances(std::string_view list) {
       a.incomplete = true;
     else if (word == "contended")
       a.contended = true;
+    else if (word == "not-reached")
+      a.not_reached = true;
     else
       throw InputError("--allow: unknown word '" + std::string(word) +
-                       "' (expected incomplete or contended, comma-separated)");
+                       "' (expected incomplete, contended or not-reached, comma-separated)");
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
     if (list.empty()) throw InputError("--allow: an empty word after the last comma");

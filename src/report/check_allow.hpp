@@ -13,11 +13,12 @@ namespace readbench {
 struct Allowances {
   bool incomplete = false;                 // judge incomplete reports anyway
   bool contended = false;                  // judge reports measured on a contended machine anyway
+  bool not_reached = false;                // pass rows whose current fit is not at its asymptote
   std::vector<std::string> words() const;  // the words given, in the order above
 };
 
-// A comma-separated list of `incomplete` and `contended` (--allow not given allows nothing).
-// Throws InputError naming any other word, and on an empty list or word.
+// A comma-separated list of `incomplete`, `contended` and `not-reached` (--allow not given
+// allows nothing). Throws InputError naming any other word, and on an empty list or word.
 Allowances parse_allowances(std::string_view list);
 
 // Throws CannotJudge naming the report when the baseline or the current report is incomplete

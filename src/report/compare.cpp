@@ -11,6 +11,7 @@
 #include "report/csv.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
+#include "report/setup_match.hpp"
 
 namespace readbench {
 
@@ -178,7 +179,43 @@ std::string marginal_cell(const CompareEntry& e, bool reference) {
 std::string fixed_cell(const CompareEntry& e) {
   if (e.status != "ok") return no_numbers(e);
   if (!e.fit) return "no fit";
-  return format_seconds(e.fit->affine.fixed_s, true);
+  return format_fixed_cost(e.fit->affine, true);
+}
+
+// A column head: the report, its host, threads and CPU (setup_match.hpp), and its index where
+// two heads would otherwise read alike.
+std::vector<std::string> column_heads(const std::vector<ReportOrigin>& reports) {
+  std::vector<std::string> heads;
+  for (const ReportOrigin& r : reports)
+    heads.push_back(r.source + " (" + host_setup_words(r) + ")" +
+                    (r.quality == QualityVerdict::contended ? " (contended)" : ""));
+  for (std::size_t i = 0; i < heads.size(); ++i)
+    if (std::count(heads.begin(), heads.end(), heads[i]) > 1) {
+      const std::string same = heads[i];
+      for (std::size_t k = 0, n = 1; k < heads.size(); ++k)
+        if (heads[k] == same) heads[k] = "#" + std::to_string(n++) + " " + same;
+    }
+  return heads;
+}
+
+// What differs between the first report's set-up and each other's: the workload's own
+// differences are refused at read; these are the host's.
+std::vector<std::string> setup_notes(const std::vector<ReportOrigin>& reports) {
+  std::vector<std::string> out;
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    std::string d;
+    for (const std::string& x : host_setup_differences(reports[0], reports[i]))
+      d += (d.empty() ? "" : "; ") + x;
+    if (reports[i].statistic != reports[0].statistic)
+      d += std::string(d.empty() ? "" : "; ") + "statistic: baseline " +
+           std::string(to_string(reports[0].statistic)) + ", current " +
+           std::string(to_string(reports[i].statistic));
+    if (!d.empty())
+      out.push_back("the set-ups differ, " + reports[0].source + " (baseline) against " +
+                    reports[i].source + " (current): " + d +
+                    "; the numbers compare machines and set-ups together");
+  }
+  return out;
 }
 
 // Lengths are whole tokens: 64, not 64.0.
@@ -191,10 +228,7 @@ Json json_length(double length) {
 std::string format_compare_markdown(const Comparison& c) {
   std::ostringstream os;
   os << "| backend/path | measure |";
-  for (const ReportOrigin& r : c.reports)
-    os << ' '
-       << markdown_cell(r.name() + (r.quality == QualityVerdict::contended ? " (contended)" : ""))
-       << " |";
+  for (const std::string& head : column_heads(c.reports)) os << ' ' << markdown_cell(head) << " |";
   os << "\n|---|---|";
   for (std::size_t i = 0; i < c.reports.size(); ++i) os << "---|";
   os << '\n';
@@ -221,7 +255,8 @@ std::string format_compare_markdown(const Comparison& c) {
     if (r.statistic != c.statistic)
       mixed += (mixed.empty() ? "" : ", ") + r.source + ": " + std::string(to_string(r.statistic));
   os << "\nMarginal ns/token: b of t = t0 + b*L over each report's fitted lengths, the "
-        "figure to compare machines by (#1 the lowest); fixed cost: t0. ";
+        "figure to compare machines by (#1 the lowest); fixed cost: t0 where its 95% CI lies "
+        "above zero, else ≈ 0 with the CI (not resolved, never ranked). ";
   os << "ns/token at L: the " << to_string(c.statistic)
      << " time per call at L over L, where L is the longest "
      << "length every report timed";
@@ -240,6 +275,7 @@ std::string format_compare_markdown(const Comparison& c) {
          << markdown_cell(r.name())
          << " is marked contended: the machine's other work is in its numbers (its report says "
             "why).\n";
+  for (const std::string& n : setup_notes(c.reports)) os << "\nNote: " << markdown_cell(n) << ".\n";
   for (const std::string& n : c.notes) os << "\nNote: " << markdown_cell(n) << ".\n";
   return os.str();
 }

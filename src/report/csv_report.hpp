@@ -7,6 +7,7 @@
 
 namespace readbench {
 
-std::string build_csv(const RunResult& run);
+// `host` names the machine (describe_host's hostname) on every row.
+std::string build_csv(const RunResult& run, const std::string& host = "");
 
 }  // namespace readbench

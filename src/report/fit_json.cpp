@@ -35,11 +35,15 @@ Json fit_to_json(const ReadFit& r) {
   j["n_points"] = f.n_points;
   j["fit_from"] = r.fit_from;
   j["fit_from_auto"] = r.fit_from_auto;
+  j["fit_basis"] = to_string(r.basis);
+  j["tried_fit_from"] = r.tried_from;
+  j["tried_lengths"] = r.tried_lengths;
   j["segments"] = segments;
 
   const AffineFit& a = r.affine;
   j["fixed_s"] = a.fixed_s;
   j["fixed_ci95"] = pair_or_null(a.fixed_ci95_low, a.fixed_ci95_high);
+  j["fixed_resolved"] = fixed_cost_resolved(a);
   j["marginal_s"] = a.marginal_s;
   j["marginal_ci95"] = pair_or_null(a.marginal_ci95_low, a.marginal_ci95_high);
   if (!a.fixed_ci95_low) j["affine_ci95_reason"] = a.ci95_reason;
@@ -53,13 +57,18 @@ Json fit_to_json(const ReadFit& r) {
                     {"n_points", r.share_basis.n_points}};
   j["share_threshold"] = kAsymptoteShare;
   j["region_lengths"] = r.region_lengths;
+  j["region_span"] = r.region_span;
+  int clamped = 0;
+  for (std::size_t i = 0; i < r.shares.size(); ++i) clamped += r.share_clamped(i) ? 1 : 0;
+  j["shares_clamped"] = clamped;
   j["cost_rise"] = r.cost_rise;
   j["cost_rise_length"] = r.cost_rise_length;
   // Null for a fit read back from a report judged by the share alone (schema version 5 or
   // before), which the rise did not decide.
-  j["cost_rise_limit"] = r.settle ? Json(1 + kSettleRise) : Json(nullptr);
+  j["cost_rise_limit"] = r.settle() ? Json(1 + kSettleRise) : Json(nullptr);
   j["asymptote_reached"] = r.asymptote_reached;
   j["asymptote_reason"] = r.asymptote_reason;
+  j["shortfall"] = to_string(r.shortfall);
   return j;
 }
 

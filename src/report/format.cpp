@@ -31,6 +31,19 @@ std::string format_seconds(double s, bool micro_sign) {
   return strprintf("%.3g ns", s * 1e9);
 }
 
+std::string format_fixed_cost(const AffineFit& a, bool micro_sign) {
+  const auto t = [&](double s) { return format_seconds(s, micro_sign); };
+  if (!a.fixed_ci95_low || !a.fixed_ci95_high)
+    return "≈ 0 (not resolved: t0 = " + t(a.fixed_s) + " with no CI)";
+  const std::string ci = t(*a.fixed_ci95_low) + " .. " + t(*a.fixed_ci95_high);
+  if (*a.fixed_ci95_low > 0)
+    return t(a.fixed_s) + " [" + t(*a.fixed_ci95_low) + ", " + t(*a.fixed_ci95_high) + "]";
+  if (*a.fixed_ci95_high < 0)
+    return "none (t0 = " + t(a.fixed_s) + ", CI " + ci +
+           " wholly below 0: the line undercuts zero, the time grows faster than it)";
+  return "≈ 0 (not resolved, CI " + ci + ")";
+}
+
 std::string exponent_with_ci(double p, std::optional<double> low, std::optional<double> high,
                              int decimals) {
   if (low && high)

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/affine_fit.hpp"
 #include "core/strprintf.hpp"
 
 namespace readbench {
@@ -21,5 +22,11 @@ std::string format_seconds(double s, bool micro_sign = false);
 // "0.812 [0.688, 0.930]" with `decimals` places, or "0.812" where there is no CI.
 std::string exponent_with_ci(double p, std::optional<double> low, std::optional<double> high,
                              int decimals);
+
+// A fixed cost t0 as every reader shows it: "4.1 us [3.9 us, 4.3 us]" where its 95% CI lies
+// above zero; "≈ 0 (not resolved, CI -22 us .. 15 us)" where the CI holds zero or there is none
+// (the line cannot tell it from no fixed cost); "none: t0 = -5 us, CI wholly below 0, the line
+// undercuts zero" where the CI lies below zero. Never a bare negative cost.
+std::string format_fixed_cost(const AffineFit& a, bool micro_sign = false);
 
 }  // namespace readbench

@@ -193,7 +193,8 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
                         {"length", s.length},
                         {"gather_s", s.gather_s},
                         {"fused_s", s.fused_s},
-                        {"speedup", s.speedup}});
+                        {"speedup", s.speedup},
+                        {"clean", s.clean}});
 
   Json report;
   report["schema_version"] = kSchemaVersion;

@@ -110,6 +110,7 @@ struct Series {
   const ReportResult* result;
   std::size_t style;                              // index into the colours and markers
   std::optional<std::pair<double, double>> span;  // lengths the fitted line is drawn over
+  std::pair<double, double> grid;                 // the shortest and longest length timed
   const char* colour() const { return kColours[style % std::size(kColours)]; }
 };
 
@@ -124,6 +125,13 @@ std::optional<std::pair<double, double>> fit_span(const ReportResult& r) {
   return std::pair{first, r.fit->power.longest_length};
 }
 
+std::pair<double, double> grid_span(const ReportResult& r) {
+  double first = std::numeric_limits<double>::infinity(), last = 0;
+  for (const ReportPoint& p : r.points)
+    first = std::min(first, p.length), last = std::max(last, p.length);
+  return {first, last};
+}
+
 double fitted(const ReadFit& f, double length) {
   return f.power.constant * std::pow(length, f.power.exponent);
 }
@@ -132,17 +140,28 @@ double affine(const ReadFit& f, double length) {
   return f.affine.fixed_s + f.affine.marginal_s * length;
 }
 
-// t0 + b*L over the span, sampled evenly in log L: a curve on log-log axes. Samples where it
-// is not positive (a negative t0) cannot be drawn and are left out.
+// t0 + b*L over the whole grid, sampled evenly in log L: a curve on log-log axes, so the plot
+// shows where the line fitted over the region stops describing the shorter lengths. Samples
+// under `floor` (a negative t0 drives the line to zero) are left out.
 std::vector<std::pair<double, double>> affine_curve(const ReadFit& f,
-                                                    const std::pair<double, double>& span) {
-  constexpr int kSamples = 32;
+                                                    const std::pair<double, double>& span,
+                                                    double floor) {
+  constexpr int kSamples = 48;
   std::vector<std::pair<double, double>> out;
   for (int i = 0; i <= kSamples; ++i) {
     const double length = span.first * std::pow(span.second / span.first, double(i) / kSamples);
-    if (const double t = affine(f, length); t > 0 && std::isfinite(t)) out.emplace_back(length, t);
+    if (const double t = affine(f, length); t >= floor && std::isfinite(t))
+      out.emplace_back(length, t);
   }
   return out;
+}
+
+// The lowest a curve is drawn: a quarter of the shortest time timed, so the axis stays on the
+// points.
+double curve_floor(const ReportResult& r) {
+  double least = std::numeric_limits<double>::infinity();
+  for (const ReportPoint& p : r.points) least = std::min(least, p.seconds);
+  return least / 4;
 }
 
 // "cpu/fused  p = 0.93 [0.86, 1.00]", the CI left out where the report has none.
@@ -155,10 +174,10 @@ std::string legend_label(const ReportResult& r) {
   if (!r.fit) return r.label() + ": points only, no fit";
   const FitResult& f = r.fit->power;
   const AffineFit& a = r.fit->affine;
-  std::string s = r.label() + ": " + std::string(to_string(f.regime)) +
-                  ", t = t0 + b·L with t0 = " + format_seconds(a.fixed_s, true) +
-                  ", b = " + format_seconds(a.marginal_s, true) + " per token (dashed)";
-  s += strprintf("; fit of %d points", f.n_points);
+  std::string s = r.label() + ": " + std::string(to_string(f.regime)) + ", t = t0 + b·L with t0 " +
+                  format_fixed_cost(a, true) + ", b = " + format_seconds(a.marginal_s, true) +
+                  " per token (dashed, every L)";
+  s += strprintf("; fit of %d points (filled; hollow: not fitted)", f.n_points);
   if (r.fit->fit_from > 0) s += " with L ≥ " + format_number(r.fit->fit_from);
   if (!r.fit->asymptote_reached) s += "; asymptote not reached";
   return s;
@@ -211,12 +230,20 @@ std::string text(const char* cls, double x, double y, const char* attributes,
 }
 
 // A point's marker (class "marker", with a tooltip) or the legend's ("swatch", without).
-std::string marker(std::size_t style, double x, double y, const std::string& tip) {
+// A point's marker: filled where the fit used it, hollow (white inside) where it did not.
+std::string marker(std::size_t style, double x, double y, const std::string& tip,
+                   bool hollow = false) {
   const std::size_t shape = style % std::size(kMarkers);
+  const bool cross = shape + 1 == std::size(kMarkers);
   return strprintf("<path class=\"%s\" transform=\"translate(%.1f,%.1f)\" d=\"%s\"%s",
-                   tip.empty() ? "swatch" : "marker", x, y, kMarkers[shape],
-                   shape + 1 == std::size(kMarkers) ? " fill=\"none\" stroke-width=\"2\""
-                                                    : " stroke=\"white\" stroke-width=\"0.8\"") +
+                   tip.empty() ? "swatch"
+                   : hollow    ? "marker unfitted"
+                               : "marker",
+                   x, y, kMarkers[shape],
+                   cross    ? (hollow ? " fill=\"none\" stroke-width=\"1\""
+                                      : " fill=\"none\" stroke-width=\"2\"")
+                   : hollow ? " fill=\"white\" stroke-width=\"1.5\""
+                            : " stroke=\"white\" stroke-width=\"0.8\"") +
          (tip.empty() ? "/>" : "><title>" + escaped(tip) + "</title></path>");
 }
 
@@ -271,7 +298,7 @@ std::string plot_svg(const Report& rep) {
   std::vector<double> lengths, times;
   for (const ReportResult& r : rep.results) {
     if (!r.timed()) continue;  // listed in the notes instead
-    const Series s{&r, series.size(), fit_span(r)};
+    const Series s{&r, series.size(), fit_span(r), grid_span(r)};
     for (const ReportPoint& p : r.points) {
       on_log_axis(r, p.length, p.seconds);
       lengths.push_back(p.length);
@@ -282,7 +309,8 @@ std::string plot_svg(const Report& rep) {
         on_log_axis(r, length, fitted(*r.fit, length));
         times.push_back(fitted(*r.fit, length));
       }
-      for (const auto& [length, t] : affine_curve(*r.fit, *s.span)) times.push_back(t);
+      for (const auto& [length, t] : affine_curve(*r.fit, s.grid, curve_floor(r)))
+        times.push_back(t);
     }
     series.push_back(s);
   }
@@ -349,11 +377,20 @@ std::string plot_svg(const Report& rep) {
       const double x2 = x.px(s.span->second), y2 = y.px(fitted(*r.fit, s.span->second));
       const double label_at = label_y[fitted_index];
       std::string curve;
-      for (const auto& [length, t] : affine_curve(*r.fit, *s.span))
+      for (const auto& [length, t] : affine_curve(*r.fit, s.grid, curve_floor(r)))
         curve += strprintf("%s%.1f,%.1f", curve.empty() ? "" : " ", x.px(length), y.px(t));
       if (!curve.empty())
         o << "<polyline class=\"affine\" points=\"" << curve
           << "\" fill=\"none\" stroke-width=\"1.2\" stroke-dasharray=\"5,3\"/>\n";
+      // Where the fitted region starts: left of it the line is not fitted to the points.
+      if (s.span->first > s.grid.first) {
+        const double at = x.px(s.span->first);
+        o << line("region-start", at, y.to, at, y.from,
+                  "stroke-width=\"0.8\" stroke-dasharray=\"1,3\"")
+          << text("region-start", at + 3, y.from - 6 - 14 * double(fitted_index),
+                  "stroke=\"none\" font-size=\"10\"",
+                  "fit from L = " + format_number(s.span->first));
+      }
       o << line("fit", x.px(s.span->first), y.px(fitted(*r.fit, s.span->first)), x2, y2,
                 "stroke-width=\"1.8\"")
         << line("leader", x2 + 4, y2, right + 6, label_at,
@@ -362,11 +399,14 @@ std::string plot_svg(const Report& rep) {
                 exponent_labels[fitted_index]);
       ++fitted_index;
     }
-    for (const ReportPoint& p : r.points)
-      o << marker(
-               s.style, x.px(p.length), y.px(p.seconds),
-               r.label() + strprintf(" at L = %.0f: ", p.length) + format_seconds(p.seconds, true))
+    for (const ReportPoint& p : r.points) {
+      const bool used = s.span && p.length >= s.span->first && p.length <= s.span->second;
+      o << marker(s.style, x.px(p.length), y.px(p.seconds),
+                  r.label() + strprintf(" at L = %.0f: ", p.length) +
+                      format_seconds(p.seconds, true) + (used ? "" : " (not fitted)"),
+                  !used)
         << "\n";
+    }
     o << "</g>\n";
   }
 

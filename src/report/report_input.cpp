@@ -145,6 +145,27 @@ void check_gbps(const Reader& r, const std::string& at, const ReportPoint& p, do
                              json(gbps).dump() + "): the report was edited or is corrupt");
 }
 
+// The set-up a CPU row depends on (ReportOrigin::threads): the CPU model and core count from
+// machine.cpu, the threads from the cpu backend's entry (config.threads where it has none and
+// names a count). Descriptions of the host are open: what a report lacks stays unknown.
+void read_host_setup(const json& j, Report& rep) {
+  const json& cpu = j["machine"]["cpu"];
+  if (cpu.is_object() && cpu.contains("model") && cpu["model"].is_string())
+    rep.cpu_model = printable(cpu["model"].get<std::string>());
+  if (cpu.is_object() && cpu.contains("cores") && cpu["cores"].is_number_integer())
+    rep.cpu_cores = int(std::clamp<std::int64_t>(cpu["cores"].get<std::int64_t>(), 0, 1 << 30));
+  const auto count = [](const json& v) {
+    return v.is_number_integer() ? int(std::clamp<std::int64_t>(v.get<std::int64_t>(), 0, 1 << 30))
+                                 : 0;
+  };
+  if (j.contains("config") && j["config"].is_object() && j["config"].contains("threads"))
+    rep.threads = count(j["config"]["threads"]);
+  if (j.contains("backends") && j["backends"].is_array())
+    for (const json& b : j["backends"])
+      if (b.is_object() && b.value("name", json()) == "cpu" && b.contains("threads"))
+        rep.threads = count(b["threads"]);
+}
+
 // The stored fit, checked against the one its points give (`computed`, over the stored
 // region): the gates judge the points, and a report whose fit disagrees was edited.
 void check_stored_fit(const Reader& r, const json& f, const std::string& where,
@@ -222,6 +243,9 @@ nlohmann::ordered_json origin_to_json(const ReportOrigin& o) {
                               {"statistic", to_string(o.statistic)},
                               {"quality", to_string(o.quality)}};
   if (!o.cpu.empty()) j["cpu"] = o.cpu;
+  if (o.threads > 0) j["threads"] = o.threads;
+  if (!o.cpu_model.empty()) j["cpu_model"] = o.cpu_model;
+  if (o.cpu_cores > 0) j["cpu_cores"] = o.cpu_cores;
   return j;
 }
 
@@ -331,6 +355,7 @@ Report report_from_json(const json& j, const std::string& source) {
   // lack them); machine.cpu itself every report has.
   const json& cpu = r.field(machine, "machine", "cpu");
   if (cpu.is_object() && cpu.contains("arch")) rep.cpu = r.shown(cpu, "machine.cpu", "arch");
+  read_host_setup(j, rep);
   if (j.contains("backends") && j["backends"].is_array())
     for (const json& b : j["backends"])
       if (b.is_object() && b.value("name", json()) == "cpu" && b.contains("kernels") &&
@@ -442,8 +467,10 @@ Report report_from_json(const json& j, const std::string& source) {
         r.fail(at + ".fit_from", "must be a finite length >= 0, got " + json(fit_from).dump());
       ReadFitOptions options;
       options.fit_from = fit_from;
-      // Reports before version 6 were judged by the share alone (read_fit.hpp).
-      options.settle = rep.schema_version >= 6;
+      // Each report under its own version's rules (read_fit.hpp).
+      options.rules = rep.schema_version >= 7   ? FitRules::region
+                      : rep.schema_version >= 6 ? FitRules::settled
+                                                : FitRules::share_only;
       if (!out.points.empty() && out.points[0].kv_bytes > 0)
         options.kv_bytes_per_token = out.points[0].kv_bytes / out.points[0].length;
       if (const auto c = ceilings.find(out.backend); c != ceilings.end())
@@ -471,7 +498,7 @@ Report report_from_json(const json& j, const std::string& source) {
                  json(fit_from).dump() + " is not where the auto rule starts on these points (" +
                      json(rule).dump() + "): the report was edited or is corrupt");
       }
-      check_stored_fit(r, fit, at, *out.fit, options.settle);
+      check_stored_fit(r, fit, at, *out.fit, options.rules != FitRules::share_only);
     }
     for (std::size_t k = 0; k < out.points.size(); ++k)
       check_gbps(r, where + ".points[" + std::to_string(k) + "]", out.points[k], bytes[k]);

@@ -46,6 +46,11 @@ struct ReportOrigin {
   // arm-bf16"), from the report's machine.cpu.arch and its cpu backend's kernels; empty for
   // reports written before either was recorded.
   std::string cpu;
+  // The set-up a CPU row's numbers depend on beyond the workload: the threads the CPU backend
+  // ran (0 where the report does not say), the CPU model and its core count (0: not said).
+  int threads = 0;
+  std::string cpu_model;
+  int cpu_cores = 0;
   std::string name() const { return source + " (" + machine + ")"; }
 };
 nlohmann::ordered_json origin_to_json(const ReportOrigin& o);
@@ -56,6 +61,9 @@ struct Report {
   std::string git_commit;  // of the readbench that wrote it
   Statistic statistic = Statistic::min;
   std::string cpu;  // ReportOrigin::cpu
+  int threads = 0;  // ReportOrigin::threads, cpu_model, cpu_cores
+  std::string cpu_model;
+  int cpu_cores = 0;
   int schema_version = 0;
   QualityVerdict quality = QualityVerdict::clean;  // version 1 reports: clean
   // machine.gpus[]: the device index (absent in reports written before it was recorded) and
@@ -80,7 +88,9 @@ struct Report {
   // The model of the GPU behind a backend ("cuda", "cuda:1"), or empty where the report does
   // not say: cuda:N is the GPU of index N; cuda the report's one GPU, or its first.
   std::string gpu_model(const std::string& backend) const;
-  ReportOrigin origin() const { return {source, machine, git_commit, statistic, quality, cpu}; }
+  ReportOrigin origin() const {
+    return {source, machine, git_commit, statistic, quality, cpu, threads, cpu_model, cpu_cores};
+  }
   // "incomplete: stopped by SIGINT", or empty for a complete report.
   std::string incompleteness() const;
 };

@@ -17,6 +17,39 @@ std::string with_ci(double v, const std::optional<double>& low, const std::optio
   return out;
 }
 
+// What to do about a fit not at its asymptote, by its cause: each piece of advice moves the
+// fit toward a region it can be judged on.
+std::string advice(const ReadFit& r) {
+  switch (r.shortfall) {
+    case Shortfall::none:
+      return "";
+    case Shortfall::not_growing:
+      return "time longer lengths (--lengths auto, --max-length) until the time grows with them";
+    case Shortfall::small_region:
+      return r.basis == FitBasis::given
+                 ? "lower --fit-from or add lengths above it, so the region holds 4 spanning 4x"
+                 : "extend the lengths (--lengths auto, --max-length) so that 4 spanning 4x lie "
+                   "where the read dominates";
+    case Shortfall::fixed_cost:
+      return r.basis == FitBasis::given
+                 ? "raise --fit-from past the lengths where the fixed cost weighs, keeping 4 "
+                   "lengths spanning 4x above it, or extend the lengths (--max-length)"
+                 : "extend the lengths (--lengths auto, --max-length)";
+    case Shortfall::unsettled:
+      return "extend the lengths past the change (--max-length), or read the segments: the "
+             "exponent describes the change, not the read";
+    case Shortfall::unresolved:
+      return "sample longer (--budget, --rounds) on a quiet machine, or extend the lengths";
+  }
+  return "";
+}
+
+// A share as the tables print it: "0.93", or "1.00*" where it was clamped (the line does not
+// describe the point).
+std::string share_cell(const ReadFit& r, std::size_t i) {
+  return strprintf("%.2f", r.shares[i]) + (r.share_clamped(i) ? "*" : "");
+}
+
 }  // namespace
 
 std::string format_fit(const ReadFit& r, const std::vector<TimedPoint>& points) {
@@ -32,15 +65,25 @@ std::string format_fit(const ReadFit& r, const std::vector<TimedPoint>& points) 
   os << "  regime: " << to_string(f.regime) << '\n';
   os << "  fitted over " << f.n_points << " points";
   if (r.fit_from > 0) os << " with L >= " << format_number(r.fit_from);
-  os << (r.fit_from_auto ? " (--fit-from auto)" : "") << '\n';
-  os << "  fixed cost " << with_ci(a.fixed_s, a.fixed_ci95_low, a.fixed_ci95_high)
-     << (a.fixed_s < 0 ? " (negative: the line through the fitted lengths undercuts zero)" : "")
-     << "; marginal cost " << with_ci(a.marginal_s, a.marginal_ci95_low, a.marginal_ci95_high)
-     << " per token";
+  if (r.basis == FitBasis::whole_grid || r.basis == FitBasis::widened)
+    os << strprintf(" (--fit-from auto: %s; the rule's region, L >= %s, has %d length%s)",
+                    r.basis == FitBasis::whole_grid ? "the whole grid" : "widened",
+                    format_number(r.tried_from).c_str(), r.tried_lengths,
+                    r.tried_lengths == 1 ? "" : "s");
+  else
+    os << (r.fit_from_auto ? " (--fit-from auto)" : "");
+  os << strprintf(", spanning %.3gx", r.region_span) << '\n';
+  os << "  fixed cost " << format_fixed_cost(a) << "; marginal cost "
+     << with_ci(a.marginal_s, a.marginal_ci95_low, a.marginal_ci95_high) << " per token";
   if (r.effective_gbps) {
-    os << strprintf(" = %.1f GB/s of K/V", *r.effective_gbps);
+    // The fit's GB/s counts K/V bytes alone: the table's counts every byte a call moves.
+    os << strprintf(" = %.1f GB/s of K/V bytes", *r.effective_gbps);
     if (r.ceiling_fraction)
-      os << strprintf(", %.0f%% of the read ceiling", 100 * *r.ceiling_fraction);
+      os << strprintf(", %.0f%% of the read ceiling%s", 100 * *r.ceiling_fraction,
+                      *r.ceiling_fraction > 1 ? " (above it: caches served part of the K/V, or "
+                                                "the ceiling was measured while the machine was "
+                                                "busy)"
+                                              : "");
   } else if (!(a.marginal_s > 0)) {
     os << " (not positive: the time does not grow with the length)";
   }
@@ -48,8 +91,14 @@ std::string format_fit(const ReadFit& r, const std::vector<TimedPoint>& points) 
   os << "  per-token cost " << format_seconds(f.per_token_s)
      << strprintf(" at L=%.0f; r2 = %.4f; c = %.3g s", f.longest_length, f.r2, f.constant) << '\n';
   os << "  length-dependent share (t - t0)/t:";
-  for (std::size_t i = 0; i < points.size() && i < r.shares.size(); ++i)
-    os << strprintf(" %.0f: %.2f", points[i].length, r.shares[i]);
+  bool clamped = false;
+  for (std::size_t i = 0; i < points.size() && i < r.shares.size(); ++i) {
+    os << strprintf(" %.0f: ", points[i].length) << share_cell(r, i);
+    clamped = clamped || r.share_clamped(i);
+  }
+  if (clamped)
+    os << "\n    * clamped into [0, 1]: the line t0 + b*L does not describe that point (t0 "
+       << (r.share_basis.fixed_s < 0 ? "below zero" : "above its time") << ")";
   os << "\n  segments:";
   for (const Segment& s : f.segments)
     os << strprintf(" %.0f->%.0f: %.2f", s.from_length, s.to_length, s.exponent);
@@ -58,8 +107,7 @@ std::string format_fit(const ReadFit& r, const std::vector<TimedPoint>& points) 
     os << "  asymptote reached: " << r.asymptote_reason << '\n';
   else
     os << "  warning: not at the asymptote: " << r.asymptote_reason
-       << "; p describes the fixed cost as much as the read: extend the lengths (--lengths auto, "
-          "--max-length) or raise --fit-from\n";
+       << "; p is not the read's alone: " << advice(r) << '\n';
   return os.str();
 }
 
@@ -96,15 +144,25 @@ std::string format_run(const RunResult& run) {
     // The sampling rounds its points got (fewer than asked where the budget or a busy machine
     // stopped them).
     int fewest = 0, most = 0;
+    bool disturbed = false;
     for (const PathResult& r : run.results)
       if (r.backend == b.name)
         for (const PointResult& p : r.points) {
           fewest = fewest == 0 ? p.measurement.rounds : std::min(fewest, p.measurement.rounds);
           most = std::max(most, p.measurement.rounds);
+          disturbed = disturbed || p.measurement.contended;
         }
     if (most > 0)
       os << (fewest == most ? strprintf(", points sampled in %d round%s", most, most > 1 ? "s" : "")
                             : strprintf(", points sampled in %d-%d rounds", fewest, most));
+    const int asked = c.rounds_on(b.name);
+    if (most > 0 && fewest < asked)
+      os << strprintf(" of %d asked (", asked)
+         << (disturbed ? "later rounds not taken: points kept disturbed samples, the machine was "
+                         "busy"
+                       : "a later round would have ended past --sweep-budget, or added no clean "
+                         "sample")
+         << ")";
     os << "\n";
   }
   // The path column fits the longest name (a plugin's "plugin:NAME").
@@ -113,6 +171,7 @@ std::string format_run(const RunResult& run) {
     path_width = std::max(path_width, int(to_string(r.path).size()));
   os << strprintf("\n%-7s %-*s %9s %11s %11s %9s %8s %6s %8s\n", "backend", path_width, "path", "L",
                   "time", "median", "GB/s", "ceiling", "share", "samples");
+  bool clamped_share = false, above_ceiling = false;
   for (const PathResult& r : run.results) {
     if (r.status != Status::ok) {
       os << strprintf("%-7s %-*s ", r.backend.c_str(), path_width, to_string(r.path).c_str())
@@ -121,17 +180,29 @@ std::string format_run(const RunResult& run) {
     }
     for (std::size_t i = 0; i < r.points.size(); ++i) {
       const PointResult& p = r.points[i];
-      const std::string share = r.fit ? strprintf("%.2f", r.fit->shares[i]) : "-";
-      os << strprintf("%-7s %-*s %9lld %11s %11s %9.1f %7.0f%% %6s %8d%s\n", r.backend.c_str(),
+      const std::string share = r.fit ? share_cell(*r.fit, i) : "-";
+      clamped_share = clamped_share || (r.fit && r.fit->share_clamped(i));
+      above_ceiling = above_ceiling || p.ceiling_fraction > 1;
+      const std::string ceiling =
+          strprintf("%.0f%%", 100 * p.ceiling_fraction) + (p.ceiling_fraction > 1 ? "*" : "");
+      os << strprintf("%-7s %-*s %9lld %11s %11s %9.1f %8s %6s %8d%s\n", r.backend.c_str(),
                       path_width, to_string(r.path).c_str(), (long long)p.length,
                       format_seconds(p.seconds).c_str(),
                       format_seconds(p.measurement.per_call.median).c_str(), p.gbps,
-                      100 * p.ceiling_fraction, share.c_str(), p.measurement.per_call.count,
+                      ceiling.c_str(), share.c_str(), p.measurement.per_call.count,
                       p.measurement.contended   ? " (contended)"
                       : p.measurement.converged ? ""
                                                 : " (noisy)");
     }
   }
+  // What each column counts, said once under the table.
+  os << "GB/s: every byte a call moves (K/V, queries, output, block table; gather also its "
+        "copy) per second; the fits below count K/V bytes alone\n";
+  if (above_ceiling)
+    os << "ceiling*: above the measured read ceiling: caches served part of the bytes, or the "
+          "ceiling was measured while the machine was busy\n";
+  if (clamped_share)
+    os << "share*: clamped into [0, 1]: its fit's line t0 + b*L does not describe that point\n";
   const Quality& q = run.quality;
   if (q.contended) {
     os << "\nquality: CONTENDED: the machine's other work is in these numbers:\n";
@@ -163,6 +234,16 @@ std::string format_run(const RunResult& run) {
       os << format_fit(*r.fit, pts);
     } else {
       os << "  no fit: " << r.fit_error << '\n';
+      // What to do next: a busy machine stops a grid early; a short grid leaves too little.
+      bool disturbed = false;
+      for (const PointResult& p : r.points) disturbed = disturbed || p.measurement.contended;
+      os << "  next: "
+         << (disturbed || r.grid_stop == GridStop::contended
+                 ? "the machine was busy: wait for it to be quiet (see the load average above) "
+                   "and run again, or give --budget more time per point"
+                 : "time more lengths: --lengths auto, or an explicit --lengths with at least 4 "
+                   "spanning 4x")
+         << '\n';
     }
     if (r.grid_stop != GridStop::explicit_lengths && r.grid_stop != GridStop::reached &&
         !r.grid_reason.empty())
@@ -171,8 +252,15 @@ std::string format_run(const RunResult& run) {
   }
   if (!run.speedups.empty()) {
     os << "\nspeedup of fused over gather (gather time / fused time):\n";
-    for (const Speedup& s : run.speedups)
-      os << strprintf("  %-6s L=%-8lld %.2fx\n", s.backend.c_str(), (long long)s.length, s.speedup);
+    bool unclean = false;
+    for (const Speedup& s : run.speedups) {
+      os << strprintf("  %-6s L=%-8lld %.2fx%s\n", s.backend.c_str(), (long long)s.length,
+                      s.speedup, s.clean ? "" : " (not clean)");
+      unclean = unclean || !s.clean;
+    }
+    if (unclean)
+      os << "  (not clean): a point kept disturbed samples or missed its noise target; the "
+            "ratio is not a figure to quote\n";
   }
   for (const SlowDevice& d : run.slow_devices)
     os << strprintf(
