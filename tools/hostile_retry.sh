@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-try, one by one, the hostile inputs of the hardening work against a readbench binary and
-# judge each outcome against what the README promises (exit codes, one-line errors, nothing
+# judge each outcome against what docs/cli.md promises (exit codes, one-line errors, nothing
 # half-written or clobbered, special files written in place, signals, input limits).
 #
 # usage: tools/hostile_retry.sh READBENCH_BINARY
@@ -381,7 +381,7 @@ for s in INT:130 TERM:143 HUP:129 INT,INT:130; do
     want_json "$d/r.json" "r['complete'] is False and r.get('signal') == 'SIG$name'"
     [ -s "$d/r.csv" ] || no "r.csv missing"
     grep -q "^stopped by SIG$name" "$d/stdout.txt" || no "table lacks 'stopped by SIG$name'"
-    "$PY" -c 'import sys; sys.exit(not float(sys.argv[1]) < 3.0)' "${el:-99}" || no "exit took ${el:-?} s after the signal (README: about a second)"
+    "$PY" -c 'import sys; sys.exit(not float(sys.argv[1]) < 3.0)' "${el:-99}" || no "exit took ${el:-?} s after the signal (docs/cli.md: about a second)"
   fi
   say "5.$i"
   i=$((i + 1))
@@ -404,7 +404,7 @@ for n in 100000 40000 2147483647 20000 -1 $((4 * $(nproc) + 1)); do
   say "6.$i"
   i=$((i + 1))
 done
-go $RUN_TO "run --backend cpu -L 16,64,256 --budget 0.05 --min-samples 3 --threads 0 (README: 0 = all CPUs, valid)" \
+go $RUN_TO "run --backend cpu -L 16,64,256 --budget 0.05 --min-samples 3 --threads 0 (--help: 0 = all CPUs, valid)" \
   "$BIN" "${RUN[@]}" --threads 0
 want_rc 0; want_table
 say "6.$i"

@@ -220,7 +220,7 @@ void setup_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--kv-dtype", o->kv_dtype,
                   "Storage type of K/V: --dtype's (the default) or fp8_e4m3 (with a per-tensor "
-                  "scale; see the README)")
+                  "scale; see docs/method.md)")
       ->check(CLI::Validator(
           [](const std::string& s) {
             return s.empty() ? std::string("an empty value names no dtype") : "";

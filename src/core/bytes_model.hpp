@@ -1,5 +1,5 @@
 #pragma once
-// Bytes one call moves through memory, by the bytes model the README describes.
+// Bytes one call moves through memory, by the bytes model of docs/method.md ("Timing a point").
 #include <cstdint>
 
 #include "core/read_path.hpp"
