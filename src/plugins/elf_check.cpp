@@ -69,7 +69,11 @@ class ElfFile {
     fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) refuse(std::string("cannot open it: ") + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) refuse(std::string("cannot stat it: ") + std::strerror(errno));
+    if (::fstat(fd_, &st) != 0) {
+      const int err = errno;
+      ::close(fd_);  // a constructor that throws runs no destructor
+      refuse(std::string("cannot stat it: ") + std::strerror(err));
+    }
     size_ = std::uint64_t(st.st_size);
   }
   ~ElfFile() {
