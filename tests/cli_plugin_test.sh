@@ -85,7 +85,7 @@ grep -q 'plugin:naive_cpu' plug.bmf.json && pass "export names the plugin" || fa
 expect_usage_error "a missing plugin file" "cannot load plugin $WORK/none.so: no such file" \
   "$BIN" run "${QUICK[@]}" --plugin "$WORK/none.so"
 echo "text" > "$WORK/text.so"
-expect_usage_error "a file that is not a library" "cannot load plugin $WORK/text.so:" \
+expect_usage_error "a file that is not a library" "cannot load plugin $WORK/text.so: not an ELF shared library" \
   "$BIN" run "${QUICK[@]}" --plugin "$WORK/text.so"
 expect_usage_error "a library without the entry point" "does not export readbench_plugin" \
   "$BIN" run "${QUICK[@]}" --plugin "$DIR/libfaulty_no_symbol.so"
@@ -112,6 +112,123 @@ for out in --json --csv; do
   cmp -s "$NAIVE" "$WORK/target.so" && pass "$out left the plugin's library as it was" \
     || fail "$out left the plugin's library as it was" "target.so changed"
 done
+
+# Files that are not a shared library of this machine, or truncated ones (the first 1,000 to
+# 12,000 bytes of a good library made dlopen die of SIGBUS): refused before dlopen, by run and
+# verify alike.
+size=$(wc -c <"$FUSED")
+for cut in 1000 4096 12000 $((size / 2)) $((size - 1)); do
+  head -c "$cut" "$FUSED" >"$WORK/cut$cut.so"
+  expect_usage_error "run: a library cut to $cut bytes" \
+    "cannot load plugin $WORK/cut$cut.so: truncated or damaged: its ELF headers place" \
+    "$BIN" run "${QUICK[@]}" --plugin "$WORK/cut$cut.so"
+  expect_usage_error "verify: a library cut to $cut bytes" \
+    "past the end of the file ($cut bytes)" \
+    "$BIN" verify --backend cpu --plugin "$WORK/cut$cut.so"
+done
+forge() {  # OUT OFFSET FORMAT VALUE: the fused plugin with one field of its ELF header changed
+  "$PY" - "$FUSED" "$@" <<'PYEOF'
+import struct, sys
+src, out, offset, fmt, value = sys.argv[1:]
+b = bytearray(open(src, 'rb').read())
+struct.pack_into(fmt, b, int(offset), int(value))
+open(out, 'wb').write(b)
+PYEOF
+}
+if [ "$(uname -m)" = x86_64 ]; then other=183 other_name=AArch64 own_name=x86-64; else
+  other=62 other_name=x86-64 own_name=AArch64; fi
+forge "$WORK/foreign.so" 18 '<H' "$other"
+expect_usage_error "a library of another architecture" \
+  "cannot load plugin $WORK/foreign.so: built for $other_name; this readbench runs on $own_name" \
+  "$BIN" run "${QUICK[@]}" --plugin "$WORK/foreign.so"
+forge "$WORK/exec.so" 16 '<H' 2
+expect_usage_error "an executable" \
+  "cannot load plugin $WORK/exec.so: an executable (ET_EXEC), not a shared library (ET_DYN)" \
+  "$BIN" verify --backend cpu --plugin "$WORK/exec.so"
+forge "$WORK/narrow.so" 4 'B' 1
+expect_usage_error "a 32-bit library" "cannot load plugin $WORK/narrow.so: a 32-bit ELF file" \
+  "$BIN" run "${QUICK[@]}" --plugin "$WORK/narrow.so"
+# A real library of the other architecture, where a cross compiler is installed.
+cross=$([ "$(uname -m)" = x86_64 ] && echo aarch64-linux-gnu-gcc || echo x86_64-linux-gnu-gcc)
+if command -v "$cross" >/dev/null; then
+  "$cross" -shared -fPIC -I "$HERE/../include" "$HERE/plugins/faulty.c" -o "$WORK/cross.so" -lm
+  expect_usage_error "a library built by $cross" "built for $other_name" \
+    "$BIN" run "${QUICK[@]}" --plugin "$WORK/cross.so"
+fi
+
+# A library whose loading crashes, exits or hangs does so in a child process: refused, exit 2.
+for cmd in run verify; do
+  if [ "$cmd" = run ]; then args=("${QUICK[@]}" --dtype f32); else
+    args=(--backend cpu --threads 2 --dtypes f32 --kv-dtypes same); fi
+  expect_usage_error "$cmd: a constructor that calls exit(0)" \
+    "cannot load plugin $DIR/libfaulty_exit_on_load.so: loading it ended the process (exit status 0) in a separate process" \
+    "$BIN" "$cmd" "${args[@]}" --plugin "$DIR/libfaulty_exit_on_load.so"
+  expect_usage_error "$cmd: a constructor that crashes" \
+    "cannot load plugin $DIR/libfaulty_crash_on_load.so: loading it crashed (SIGSEGV)" \
+    "$BIN" "$cmd" "${args[@]}" --plugin "$DIR/libfaulty_crash_on_load.so"
+  expect_usage_error "$cmd: a constructor that hangs" \
+    "cannot load plugin $DIR/libfaulty_hang_on_load.so: loading it did not finish within 1 s" \
+    "$BIN" "$cmd" "${args[@]}" --plugin-timeout 1 --plugin "$DIR/libfaulty_hang_on_load.so"
+done
+
+# What a plugin prints (printf and write(1) in its constructor, prepare and run) goes to stderr:
+# a report on stdout stays a report.
+PRINT=(--plugin "$DIR/libfaulty_print.so" --dtype f32)
+printed_on_stderr() {  # NAME
+  if grep -qF 'faulty_print: printf in the constructor' "$WORK/err" &&
+    grep -qF 'faulty_print: printf in run' "$WORK/err" &&
+    grep -qF 'faulty_print: write(1) {not json' "$WORK/err"; then pass "$1"; else
+    fail "$1" "$(first_err)"; fi
+}
+expect_rc "run --json - beside a plugin that prints" 0 "$BIN" run "${QUICK[@]}" "${PRINT[@]}" --json -
+if "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["results"]' "$WORK/out" 2>/dev/null; then
+  pass "stdout is the JSON report alone"
+else
+  fail "stdout is the JSON report alone" "$(head -c 300 "$WORK/out")"
+fi
+printed_on_stderr "what the plugin printed is on stderr"
+expect_rc "run --csv - beside a plugin that prints" 0 "$BIN" run "${QUICK[@]}" "${PRINT[@]}" --csv -
+PRINTED='faulty_print: (printf|write)'
+if head -1 "$WORK/out" | grep -q '^backend,path,' && ! grep -qE "$PRINTED" "$WORK/out"; then
+  pass "stdout is the CSV report alone"
+else
+  fail "stdout is the CSV report alone" "$(head -c 300 "$WORK/out")"
+fi
+expect_rc "run's table beside a plugin that prints" 0 "$BIN" run "${QUICK[@]}" "${PRINT[@]}"
+if grep -q 'plugin:faulty_print' "$WORK/out" && ! grep -qE "$PRINTED" "$WORK/out"; then
+  pass "stdout is the table alone"
+else
+  fail "stdout is the table alone" "$(head -c 300 "$WORK/out")"
+fi
+expect_rc "verify beside a plugin that prints" 0 "$BIN" verify --backend cpu --threads 2 \
+  --dtypes f32 --kv-dtypes same --plugin "$DIR/libfaulty_print.so"
+if ! grep -qE "$PRINTED" "$WORK/out" && grep -q 'plugin:faulty_print' "$WORK/out"; then
+  pass "verify's stdout is its table alone"
+else
+  fail "verify's stdout is its table alone" "$(head -c 300 "$WORK/out")"
+fi
+printed_on_stderr "what the plugin printed during verify is on stderr"
+
+# exit(0) or quick_exit(0) from a plugin being timed in readbench's process: exit 5 and one
+# line, never 0; no report, and an earlier one left as it was.
+for fault in exit_later quick_exit_later; do
+  echo '{"earlier": true}' >"$WORK/$fault.json"
+  run "$BIN" run "${QUICK[@]}" --dtype f32 --plugin "$DIR/libfaulty_$fault.so" --json "$WORK/$fault.json"
+  lines=$(awk 'END { print NR }' "$WORK/err")
+  if [ "$rc" -eq 5 ] && [ "$lines" -eq 1 ] && grep -q "^readbench: a plugin ended the process with" "$WORK/err"; then
+    pass "$fault: exit 5 and one line"
+  else
+    fail "$fault: exit 5 and one line" "exit $rc, $lines lines: $(first_err)"
+  fi
+  if [ "$(cat "$WORK/$fault.json")" = '{"earlier": true}' ] && [ ! -s "$WORK/out" ]; then
+    pass "$fault: no report, the earlier one kept, nothing on stdout"
+  else
+    fail "$fault: no report, the earlier one kept, nothing on stdout" "$(head -c 200 "$WORK/out")"
+  fi
+done
+expect_rc "exit(0) while timed, the report asked on stdout: exit 5" 5 \
+  "$BIN" run "${QUICK[@]}" --dtype f32 --plugin "$DIR/libfaulty_exit_later.so" --json -
+[ ! -s "$WORK/out" ] && pass "nothing half-written on stdout" || fail "nothing half-written on stdout" "$(head -c 200 "$WORK/out")"
 
 # Wrong, crashing and hanging plugins: failed with the reason, never timed, the rest measured.
 F32=(--dtype f32)

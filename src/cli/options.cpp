@@ -160,8 +160,8 @@ void add_plugin_options(CLI::App* app, std::vector<std::string>& files, double& 
                         const std::string& plugin_help) {
   app->add_option("--plugin", files, plugin_help);
   app->add_option("--plugin-timeout", timeout_s,
-                  "Seconds a plugin's checks may take in the separate process that runs them "
-                  "first, before it is called hung and left out")
+                  "Seconds loading a plugin, and then its checks, may take in the separate "
+                  "process that runs them first, before it is called hung (refused, or left out)")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
 }

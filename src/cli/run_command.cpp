@@ -72,7 +72,7 @@ std::vector<Path> parse_paths(const std::string& text, const Plugins& plugins) {
 int run(RunOptions& o) {
   SweepConfig& c = o.config;
   c.backend = parse_backend_choice(o.backend);
-  c.plugins = load_plugins(o.plugin_files);
+  c.plugins = load_plugins(o.plugin_files, o.plugin_timeout_s);
   c.paths = parse_paths(o.path, c.plugins);
   c.auto_lengths = o.lengths == "auto";
   if (!c.auto_lengths) c.lengths = parse_lengths(o.lengths);

@@ -88,7 +88,7 @@ int run(const VerifyOptions& o) {
   // With --plugin, the plugins' reads alone; each is first checked in a separate process, and
   // one that crashes or hangs there is a failure, not called here.
   SweepConfig plugin_run;
-  plugin_run.plugins = load_plugins(o.plugin_files);
+  plugin_run.plugins = load_plugins(o.plugin_files, o.plugin_timeout_s);
   for (const auto& plugin : plugin_run.plugins) {
     for (const auto& [t, kv] : pairs) plugin->require_dtypes(t, kv);
     plugin_run.paths.push_back(Path::of_plugin(plugin->name()));

@@ -199,7 +199,7 @@ class Worker {
     c.shape.validate();
     validate_dtypes(c.dtype, c.workload(0).kv_dtype());
     validate_backend_options(c.threads, c.devices.front());
-    c.plugins = load_plugins(config_.plugin_files);
+    c.plugins = load_plugins(config_.plugin_files, config_.plugin_timeout_s);
     validate_plugins(c);
     // Before any thread or CUDA context: the check forks.
     if (!c.plugins.empty()) c.plugins_not_called = check_plugins_apart(c, config_.plugin_timeout_s);

@@ -11,9 +11,6 @@
 
 namespace readbench {
 
-// Seconds a plugin's checks may take in the child before it is called hung (--plugin-timeout).
-constexpr double kPluginCheckTimeout = 300;
-
 // Runs the checks of each plugin of `c` that its paths name (the sweep's verification lengths,
 // on the plugin's backend: the CPU with c.threads, or the first of c.devices) in a child
 // process, one plugin at a time. Returns, for each plugin that crashed, ended the child or did

@@ -8,7 +8,12 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/interrupt.hpp"
 #include "core/read_path.hpp"
+#include "plugins/elf_check.hpp"
+#include "plugins/exit_guard.hpp"
+#include "plugins/run_apart.hpp"
+#include "plugins/stdout_diversion.hpp"
 
 namespace readbench {
 
@@ -55,22 +60,51 @@ std::string_view to_string(PoolLayout l) {
   return l == PoolLayout::nhd ? "nhd" : "hnd";
 }
 
-std::shared_ptr<const Plugin> Plugin::load(const std::string& file) {
-  const std::string where = "plugin " + file;
+std::shared_ptr<const Plugin> Plugin::load(const std::string& file, double timeout_s) {
   if (file.empty()) throw InputError("--plugin names no file");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
-    throw InputError("cannot load " + where + ": " +
+    throw InputError("cannot load plugin " + file + ": " +
                      (std::filesystem::exists(file, ec) ? "not a regular file" : "no such file"));
+  require_elf_library(file);
+  divert_stdout_to_stderr();
+  // First in a child process: constructors (they run inside dlopen) or a readbench_plugin()
+  // that crash, exit or hang end the child, not readbench. What the child finds wrong with the
+  // library, the load below finds again and says.
+  const ChildEnd end = run_apart(
+      [&] {
+        try {
+          load_here(file, false);
+        } catch (const InputError&) {
+        }
+        return std::string();
+      },
+      timeout_s);
+  if (end.how == ChildEnd::How::interrupted) throw Interrupted(interrupt_signal());
+  if (end.how != ChildEnd::How::returned)
+    throw InputError("cannot load plugin " + file + ": loading it " + how_it_ended(end, timeout_s) +
+                     " in a separate process, where it is loaded first; not loaded here");
+  return load_here(file, true);
+}
+
+std::shared_ptr<const Plugin> Plugin::load_here(const std::string& file, bool guard_exits) {
+  const std::string where = "plugin " + file;
   // A name without a slash would be looked up on the library path, not here.
   const std::string path = file.find('/') == std::string::npos ? "./" + file : file;
+  if (guard_exits) plugin_library_opening(file);
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr)
-    throw InputError("cannot load " + where + ": " + dl_error("dlopen failed"));
+  if (handle == nullptr) {
+    const std::string why = dl_error("dlopen failed");
+    if (guard_exits) plugin_library_closed();
+    throw InputError("cannot load " + where + ": " + why);
+  }
   auto plugin = std::make_shared<Plugin>();
   plugin->file_ = file;
-  plugin->library_ = std::shared_ptr<void>(handle, [](void* h) { dlclose(h); });
+  plugin->library_ = std::shared_ptr<void>(handle, [guard_exits](void* h) {
+    dlclose(h);
+    if (guard_exits) plugin_library_closed();
+  });
   dlerror();
   void* entry = dlsym(handle, READBENCH_PLUGIN_ENTRY);
   if (entry == nullptr)
@@ -133,9 +167,9 @@ void require_distinct_names(const Plugins& plugins) {
                          " and " + plugins[i]->file());
 }
 
-Plugins load_plugins(const std::vector<std::string>& files) {
+Plugins load_plugins(const std::vector<std::string>& files, double timeout_s) {
   Plugins out;
-  for (const std::string& f : files) out.push_back(Plugin::load(f));
+  for (const std::string& f : files) out.push_back(Plugin::load(f, timeout_s));
   require_distinct_names(out);
   return out;
 }

@@ -25,12 +25,22 @@ class PluginFailure : public BackendError {
 enum class PoolLayout { nhd, hnd };
 std::string_view to_string(PoolLayout l);  // "nhd" [blocks, S, Hkv, D] or "hnd" [blocks, Hkv, S, D]
 
+// Seconds a plugin may take to load, and its checks to run, in the child process that does
+// both first (--plugin-timeout).
+constexpr double kPluginCheckTimeout = 300;
+
 class Plugin {
  public:
-  // dlopens `file` and checks its description. Throws InputError naming the file: it cannot be
-  // loaded, lacks readbench_plugin, was built for another ABI version (both named), or
-  // describes itself badly (name, backend, masks, functions).
-  static std::shared_ptr<const Plugin> load(const std::string& file);
+  // Checks that `file` is an ELF shared library of this machine (plugins/elf_check.hpp), loads
+  // it in a child process first (plugins/run_apart.hpp), then dlopens it here and checks its
+  // description. From the first load on, fd 1 points at stderr (plugins/stdout_diversion.hpp)
+  // and an exit() while the library is loaded ends the process with kPluginExitStatus
+  // (plugins/exit_guard.hpp). Throws InputError naming the file: not a library of this machine,
+  // loading it crashed, exited or took more than `timeout_s` in the child, it cannot be loaded,
+  // lacks readbench_plugin, was built for another ABI version (both named), or describes itself
+  // badly (name, backend, masks, functions).
+  static std::shared_ptr<const Plugin> load(const std::string& file,
+                                            double timeout_s = kPluginCheckTimeout);
 
   const std::string& file() const { return file_; }
   const std::string& name() const { return name_; }
@@ -46,6 +56,10 @@ class Plugin {
   void require_dtypes(DType q, DType kv) const;
 
  private:
+  // dlopen and the description's checks; `guard_exits`: count it for the exit hooks (not in
+  // the child that loads it first, whose exit is its parent's to judge).
+  static std::shared_ptr<const Plugin> load_here(const std::string& file, bool guard_exits);
+
   std::string file_, name_;
   std::shared_ptr<void> library_;  // dlclose'd when the last user is gone
   const rb_plugin* api_ = nullptr;
@@ -56,7 +70,7 @@ using Plugins = std::vector<std::shared_ptr<const Plugin>>;
 // Throws InputError when two plugins share a name, naming both files.
 void require_distinct_names(const Plugins& plugins);
 // Plugin::load of each file, then require_distinct_names.
-Plugins load_plugins(const std::vector<std::string>& files);
+Plugins load_plugins(const std::vector<std::string>& files, double timeout_s = kPluginCheckTimeout);
 
 // The plugin's description of a workload's calls on `device` (-1: the CPU) with `threads`.
 rb_problem plugin_problem(const Workload& w, PoolLayout layout, int device, int threads);

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/printable.hpp"
+#include "plugins/stdout_diversion.hpp"
 
 namespace readbench {
 
@@ -29,6 +30,16 @@ void write_error_line(std::string_view message) {
 }
 
 void write_stdout(std::string_view text) {
+  if (const int fd = own_stdout_fd(); fd != STDOUT_FILENO) {
+    // Plugins are loaded: fd 1 and the C and C++ streams on it are theirs, pointed at stderr.
+    while (!text.empty()) {
+      const ssize_t n = ::write(fd, text.data(), text.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail(n < 0 ? errno : 0);
+      text.remove_prefix(std::size_t(n));
+    }
+    return;
+  }
   errno = 0;
   std::cout.write(text.data(), std::streamsize(text.size()));
   std::cout.flush();
@@ -50,6 +61,12 @@ void hold_standard_descriptors() {
 }
 
 void close_stdout() {
+  if (const int fd = own_stdout_fd(); fd != STDOUT_FILENO) {
+    // What plugins printed goes to stderr with the exit-time flush; only readbench's own
+    // descriptor is checked.
+    if (::close(fd) != 0 && errno != EINTR) fail(errno);
+    return;
+  }
   errno = 0;
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) fail(errno);

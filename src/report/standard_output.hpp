@@ -5,7 +5,8 @@
 
 namespace readbench {
 
-// Writes `text` to std::cout and flushes it. Throws OutputError("cannot write to stdout: ...").
+// Writes `text` to std::cout and flushes it, or once plugins are loaded to the descriptor that
+// holds stdout (plugins/stdout_diversion.hpp). Throws OutputError("cannot write to stdout: ...").
 void write_stdout(std::string_view text);
 
 // Writes "readbench: MESSAGE" and a newline to stderr, the message made printable
@@ -18,7 +19,8 @@ void write_error_line(std::string_view message);
 void hold_standard_descriptors();
 
 // Called once, last thing in main: flushes stdout (std::cout and the C stream, which printf
-// uses) and closes fd 1, where a deferred write error can still show. Throws OutputError.
+// uses) and closes fd 1, where a deferred write error can still show (once plugins are loaded:
+// closes the descriptor that holds stdout). Throws OutputError.
 void close_stdout();
 
 }  // namespace readbench

@@ -3,6 +3,7 @@
  * the only reason a check fails. */
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,11 +22,36 @@
 #define FAULT_UNSUPPORTED 9      /* prepare refuses every problem */
 #define FAULT_HND_ONLY 10        /* correct, but takes only head-major pools */
 #define FAULT_FAIL_LATER 11      /* correct for 3 calls of a state, then RB_ERROR (while timed) */
+#define FAULT_PRINT 12           /* correct, but prints to stdout: constructor, prepare, run */
+#define FAULT_EXIT_ON_LOAD 13    /* exit(0) in its constructor */
+#define FAULT_EXIT_LATER 14      /* correct for 3 calls of a state, then exit(0) (while timed) */
+#define FAULT_CRASH_ON_LOAD 15   /* SIGSEGV in its constructor */
+#define FAULT_HANG_ON_LOAD 16    /* its constructor never returns */
+#define FAULT_QUICK_EXIT_LATER 17 /* correct for 3 calls of a state, then quick_exit(0) */
 #ifndef FAULT
 #define FAULT FAULT_NONE
 #endif
 #ifndef PLUGIN_NAME
 #define PLUGIN_NAME "faulty"
+#endif
+
+/* Text a plugin might print, on every channel that reaches fd 1. */
+static void print_to_stdout(const char* where) {
+  printf("faulty_print: printf in %s\n", where);
+  fflush(stdout);
+  const char text[] = "faulty_print: write(1) {not json\n";
+  if (write(1, text, sizeof text - 1) < 0) abort();
+}
+
+#if FAULT == FAULT_PRINT || FAULT == FAULT_EXIT_ON_LOAD || FAULT == FAULT_CRASH_ON_LOAD || \
+    FAULT == FAULT_HANG_ON_LOAD
+__attribute__((constructor)) static void on_load(void) {
+  if (FAULT == FAULT_PRINT) print_to_stdout("the constructor");
+  if (FAULT == FAULT_EXIT_ON_LOAD) exit(0);
+  if (FAULT == FAULT_CRASH_ON_LOAD) raise(SIGSEGV);
+  if (FAULT == FAULT_HANG_ON_LOAD)
+    for (;;) pause();
+}
 #endif
 
 struct state {
@@ -44,6 +70,7 @@ static rb_status prepare(const rb_problem* p, void** state, char* err, size_t er
   own->problem = *p;
   own->calls = 0;
   *state = own;
+  if (FAULT == FAULT_PRINT) print_to_stdout("prepare");
   return RB_OK;
 }
 
@@ -65,6 +92,9 @@ static rb_status run(void* state, const rb_call* c, char* err, size_t err_size) 
   if (FAULT == FAULT_CRASH) raise(SIGSEGV);
   if (FAULT == FAULT_HANG)
     for (;;) pause();
+  if (FAULT == FAULT_PRINT) print_to_stdout("run");
+  if (FAULT == FAULT_EXIT_LATER && ++((struct state*)state)->calls > 3) exit(0);
+  if (FAULT == FAULT_QUICK_EXIT_LATER && ++((struct state*)state)->calls > 3) quick_exit(0);
   if (FAULT == FAULT_RUN_ERROR ||
       (FAULT == FAULT_FAIL_LATER && ++((struct state*)state)->calls > 3)) {
     strncpy(err, "deliberate failure", err_size - 1);
