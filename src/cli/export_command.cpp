@@ -6,10 +6,12 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/read_report.hpp"
+#include "core/errors.hpp"
 #include "report/atomic_write.hpp"
 #include "report/distinct_files.hpp"
 #include "report/export.hpp"
 #include "report/json_text.hpp"
+#include "report/openmetrics.hpp"
 
 namespace readbench::cli {
 
@@ -25,6 +27,14 @@ int run(const ExportOptions& o) {
   check_distinct_files({{"the report", o.input}}, {{"-o", o.output}});
   check_writable(o.output);
   const AnyReport rep = read_any_report(o.input);
+  if (o.format == "openmetrics") {
+    if (rep.ab)
+      throw InputError(o.input +
+                       ": is an ab report; --format openmetrics takes a run report (its two arms "
+                       "would repeat one host's series)");
+    write_atomically(o.output, openmetrics_text(*rep.run));
+    return 0;
+  }
   const Json out = rep.ab ? (o.format == "bmf" ? export_ab_bmf(*rep.ab) : export_ab_gab(*rep.ab))
                           : (o.format == "bmf" ? export_bmf(*rep.run) : export_gab(*rep.run));
   write_atomically(o.output, json_text(out));
