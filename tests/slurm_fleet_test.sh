@@ -91,7 +91,7 @@ cat >"$WORK/member.sh" <<'SH'
 member=member$SLURM_PROCID
 pin=()
 [ "$SLURM_PROCID" = 0 ] && pin=(taskset -c 0)
-exec flock "$WORK_DIR/member.lock" unshare --uts bash -c 'hostname "$0" && shift && exec "$@"' \
+exec flock "$WORK_DIR/member.lock" unshare --uts bash -c 'hostname "$0" && exec "$@"' \
   "$member" "${pin[@]}" "$@"
 SH
 chmod +x "$WORK/member.sh"

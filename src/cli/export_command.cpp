@@ -47,11 +47,12 @@ void setup_export_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* sub = app.add_subcommand(
       "export",
-      "A report in formats dashboards ingest: bmf (Bencher Metric Format) or gab "
-      "(github-action-benchmark's customSmallerIsBetter)");
-  sub->add_option("--format", o->format, "bmf or gab")
+      "A report in formats dashboards ingest: bmf (Bencher Metric Format), gab "
+      "(github-action-benchmark's customSmallerIsBetter) or openmetrics (Prometheus, the node "
+      "exporter's textfile collector)");
+  sub->add_option("--format", o->format, "bmf, gab or openmetrics")
       ->required()
-      ->check(CLI::IsMember({"bmf", "gab"}));
+      ->check(CLI::IsMember({"bmf", "gab", "openmetrics"}));
   sub->add_option("report", o->input, "A readbench JSON report, or - for stdin")->required();
   sub->add_option("-o,--output", o->output, "Write to FILE (- for stdout)")
       ->check(output_path())
