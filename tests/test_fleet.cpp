@@ -94,6 +94,16 @@ TEST_CASE("a device 7.5% slower than its group fails, 5% warns, and the rest are
   CHECK(j.exit_code() == 1);
 }
 
+TEST_CASE("the default thresholds: 2% is ok, 3% warns, 6.5% fails, and faster counts too") {
+  const double cases[][2] = {{1.02, 0}, {1.03, 1}, {1.065, 2}, {0.97, 1}, {0.93, 2}};
+  for (const auto& [factor, want] : cases) {
+    std::vector<Report> reports = fleet_of(6);
+    reports[0] = host("odd", factor * 1e-9);
+    const FleetDevice& d = device(judge_fleet(reports, {}, std::nullopt, {}), "odd");
+    CHECK(int(d.verdict) == int(want));  // ok 0, warn 1, fail 2
+  }
+}
+
 TEST_CASE("a deviation inside the group's own spread is not flagged, however large") {
   // Marginal costs spread 10% apart: MAD 0.1e-9 about the median 1e-9, so a device 7.5% off
   // has z 0.6745 * 0.075 / 0.1 = 0.51, under 3.5.

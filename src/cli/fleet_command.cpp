@@ -110,11 +110,11 @@ void setup_fleet_command(CLI::App& app, int& exit_code) {
                   "readbench JSON reports, or directories of them (their *.json files)")
       ->required();
   sub->add_option("--warn", o->rule.warn,
-                  "Warn beyond this relative deviation from the median (0.035: ten times the "
-                  "run-to-run spread of an H200's marginal cost)")
+                  "Warn beyond this relative deviation from the median (catches a 3.5% slowdown "
+                  "through a 0.3% run-to-run spread; docs/fleet.md)")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
-  sub->add_option("--fail", o->rule.fail, "Fail beyond this relative deviation")
+  sub->add_option("--fail", o->rule.fail, "Fail beyond this relative deviation (catches a 7% slowdown)")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
   sub->add_option("--z", o->rule.z,

@@ -14,8 +14,8 @@
 namespace readbench {
 
 struct FleetOptions {
-  double warn = 0.035;  // relative deviation from the median beyond which a device warns
-  double fail = 0.07;   // ... and beyond which it fails
+  double warn = 0.025;  // relative deviation from the median beyond which a device warns
+  double fail = 0.06;   // ... and beyond which it fails
   double z = 3.5;       // the robust z a deviation must also pass, in groups of min_group or more
   int min_group = 5;    // fewer devices than this: judged against the reference
 };
