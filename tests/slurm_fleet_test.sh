@@ -40,7 +40,9 @@ munged -f --key-file="$WORK/munge/munge.key" --socket="$SOCKET" --pid-file="$WOR
   { echo "munged did not start" >&2; exit 2; }
 
 HOST=$(hostname -s)
+# A CPU a member, whatever this host has (config_overrides): the members take turns anyway.
 CPUS=$(nproc)
+((CPUS < MEMBERS)) && CPUS=$MEMBERS
 # Ports of this test's own, so that a real cluster's daemons on this host are left alone.
 PORT_BASE=${SLURM_TEST_PORT:-16817}
 cat >"$WORK/slurm.conf" <<CONF
@@ -69,6 +71,7 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
+SlurmdParameters=config_overrides
 MinJobAge=600
 NodeName=$HOST CPUs=$CPUS State=UNKNOWN
 PartitionName=test Nodes=$HOST Default=YES MaxTime=30 State=UP
@@ -97,9 +100,9 @@ SH
 chmod +x "$WORK/member.sh"
 
 export WORK_DIR="$WORK" READBENCH="$BIN" READBENCH_DIR="$WORK/reports"
-export READBENCH_RUN_ARGS="--backend cpu -L 16384,65536,262144,1048576 --fit-from 0 --budget 0.3"
+export READBENCH_BACKEND=cpu READBENCH_RUN_ARGS="-L 16384,65536,262144,1048576 --fit-from 0 --budget 0.3"
 export READBENCH_FLEET_ARGS="--min-group 3" READBENCH_LAUNCH="$WORK/member.sh"
-# --backend auto in the script, cpu here: a later --backend wins. --ntasks-per-node: the members.
+# --ntasks-per-node: the members, all on this one node.
 job=$(cd "$WORK" && sbatch --parsable --ntasks="$MEMBERS" --ntasks-per-node="$MEMBERS" \
   --overcommit "$SCRIPT" 2>&1)
 [[ $job =~ ^[0-9]+$ ]] || { fail "sbatch" "$job"; exit 1; }
