@@ -113,18 +113,29 @@ for _ in $(seq 600); do
   case $state in PENDING|RUNNING|CONFIGURING|COMPLETING|"") sleep 1 ;; *) break ;; esac
 done
 echo "job $job: $state after $(($(date +%s) - started)) s"
-cat "$WORK/readbench-fleet-$job.out" 2>/dev/null | head -40
+cat "$WORK/readbench-fleet-$job.out" 2>/dev/null | tail -40
+# On a busy host every member's report may come out contended: fleet names them and exits 4,
+# and the verdict cannot be checked here (said, not passed).
+all_contended=$("$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); \
+print(int(not r['devices'] and bool(r['skipped']) and \
+all(s['reason'].startswith('contended') for s in r['skipped'])))" \
+  "$WORK/reports/verdict.json" 2>/dev/null || echo 0)
 # Exit 1 is fleet's answer that a device failed: the job FAILED, with exit code 1:0.
 exit_code=$(scontrol show job "$job" | grep -o ' ExitCode=[0-9:]*' | cut -d= -f2)
-if [ "$state" = COMPLETED ] || { [ "$state" = FAILED ] && [ "$exit_code" = 1:0 ]; }; then
+if [ "$state" = COMPLETED ] || { [ "$state" = FAILED ] && [ "$exit_code" = 1:0 ]; } ||
+  { [ "$state" = FAILED ] && [ "$exit_code" = 4:0 ] && [ "$all_contended" = 1 ]; }; then
   pass "job ran to the end ($state, exit $exit_code: fleet's verdict)"
 else
   fail "job state" "$state exit $exit_code"
 fi
 n=$(ls "$WORK/reports"/member*.json 2>/dev/null | wc -l)
 [ "$n" -eq "$MEMBERS" ] && pass "one report a member ($n)" || fail "reports" "$n of $MEMBERS"
+if [ "$all_contended" = 1 ]; then
+  skip "member0 flagged" "every member's report was contended (a busy host): nothing to judge"
+else
 expect_json "member0 (one CPU) flagged, the others ok" "$WORK/reports/verdict.json" \
   "[d['host'] for d in r['devices'] if d['verdict'] in ('warn','fail')] and \
    all(d['host'] == 'member0' for d in r['devices'] if d['verdict'] in ('warn','fail'))"
+fi
 [ -s "$WORK/reports/readbench.prom" ] && pass "metrics written" || fail "metrics" "none"
 cli_summary

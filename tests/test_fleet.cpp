@@ -124,8 +124,7 @@ TEST_CASE("a lower read ceiling fails a device whose marginal cost is in line") 
   CHECK(d.reason.find("read ceiling -10.0%") != std::string::npos);
   // A higher ceiling is no fault.
   reports[2] = host("fastmem", 1e-9, 4400);
-  CHECK(device(judge_fleet(reports, {}, std::nullopt, {}), "fastmem").verdict ==
-        FleetVerdict::ok);
+  CHECK(device(judge_fleet(reports, {}, std::nullopt, {}), "fastmem").verdict == FleetVerdict::ok);
 }
 
 TEST_CASE("devices of different models are never mixed, and the difference is named") {

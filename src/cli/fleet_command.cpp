@@ -56,7 +56,8 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
 int run(const FleetCommandOptions& o) {
   if (!(o.rule.fail >= o.rule.warn))
     throw InputError("--fail " + std::to_string(o.rule.fail) + " is below --warn " +
-                     std::to_string(o.rule.warn) + ": failing must take at least a warning's deviation");
+                     std::to_string(o.rule.warn) +
+                     ": failing must take at least a warning's deviation");
   std::vector<RolePath> outputs = {{"-o", o.output}};
   if (!o.json.empty()) outputs.push_back({"--json", o.json});
   if (!o.openmetrics.empty()) outputs.push_back({"--openmetrics", o.openmetrics});
@@ -114,7 +115,8 @@ void setup_fleet_command(CLI::App& app, int& exit_code) {
                   "through a 0.3% run-to-run spread; docs/fleet.md)")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
-  sub->add_option("--fail", o->rule.fail, "Fail beyond this relative deviation (catches a 7% slowdown)")
+  sub->add_option("--fail", o->rule.fail,
+                  "Fail beyond this relative deviation (catches a 7% slowdown)")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
   sub->add_option("--z", o->rule.z,

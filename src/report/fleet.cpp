@@ -23,7 +23,9 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-std::string percent(double v) { return (v >= 0 ? "+" : "") + fixed(100 * v, 1) + "%"; }
+std::string percent(double v) {
+  return (v >= 0 ? "+" : "") + fixed(100 * v, 1) + "%";
+}
 
 std::string z_text(double z) {
   if (std::isinf(z)) return z > 0 ? "+inf" : "-inf";
@@ -37,10 +39,14 @@ std::string backend_kind(const std::string& backend) {
 
 int severity(FleetVerdict v) {
   switch (v) {
-    case FleetVerdict::fail: return 3;
-    case FleetVerdict::warn: return 2;
-    case FleetVerdict::unjudged: return 1;
-    case FleetVerdict::ok: return 0;
+    case FleetVerdict::fail:
+      return 3;
+    case FleetVerdict::warn:
+      return 2;
+    case FleetVerdict::unjudged:
+      return 1;
+    case FleetVerdict::ok:
+      return 0;
   }
   return 0;
 }
@@ -97,8 +103,9 @@ std::optional<Basis> basis_of(const std::vector<const FleetDevice*>& devices, Ge
   return b;
 }
 
-void judge(FleetDevice& d, const std::optional<Basis>& marginal, const std::optional<Basis>& ceiling,
-           const std::optional<Basis>& fraction, const FleetOptions& o) {
+void judge(FleetDevice& d, const std::optional<Basis>& marginal,
+           const std::optional<Basis>& ceiling, const std::optional<Basis>& fraction,
+           const FleetOptions& o) {
   if (marginal) d.marginal = against(d.marginal_s, marginal->median, marginal->mad);
   if (ceiling) d.ceiling = against(d.ceiling_gbps, ceiling->median, ceiling->mad);
   if (fraction) d.ceiling_fraction = against(d.fraction, fraction->median, fraction->mad);
@@ -109,15 +116,14 @@ void judge(FleetDevice& d, const std::optional<Basis>& marginal, const std::opti
                 judge_figure(d.ceiling_fraction, "fraction of ceiling", true, o, reason)},
                [](FleetVerdict a, FleetVerdict b) { return severity(a) < severity(b); });
   d.verdict = v;
-  d.reason = v == FleetVerdict::ok ? "within " + fixed(100 * o.warn, 1) + "% of the " + d.basis
-                                   : reason;
+  d.reason =
+      v == FleetVerdict::ok ? "within " + fixed(100 * o.warn, 1) + "% of the " + d.basis : reason;
 }
 
 FleetKey key_of(const Report& r, const ReportResult& res) {
   const std::string kind = backend_kind(res.backend);
   std::string model = kind == "cpu" ? r.cpu_model : r.gpu_model(res.backend);
-  return {model,    kind, res.path, r.config, std::string(to_string(r.statistic)),
-          r.version};
+  return {model, kind, res.path, r.config, std::string(to_string(r.statistic)), r.version};
 }
 
 }  // namespace
@@ -148,10 +154,14 @@ double robust_z(double x, double median, double mad) {
 
 std::string_view to_string(FleetVerdict v) {
   switch (v) {
-    case FleetVerdict::ok: return "ok";
-    case FleetVerdict::warn: return "warn";
-    case FleetVerdict::fail: return "fail";
-    case FleetVerdict::unjudged: return "unjudged";
+    case FleetVerdict::ok:
+      return "ok";
+    case FleetVerdict::warn:
+      return "warn";
+    case FleetVerdict::fail:
+      return "fail";
+    case FleetVerdict::unjudged:
+      return "unjudged";
   }
   return "";
 }
@@ -182,9 +192,9 @@ bool FleetJudgement::any_fail() const {
 }
 
 bool FleetJudgement::any_unjudged() const {
-  return devices.empty() ||
-         std::any_of(devices.begin(), devices.end(),
-                     [](const FleetDevice& d) { return d.verdict == FleetVerdict::unjudged; });
+  return devices.empty() || std::any_of(devices.begin(), devices.end(), [](const FleetDevice& d) {
+           return d.verdict == FleetVerdict::unjudged;
+         });
 }
 
 int FleetJudgement::exit_code() const {
@@ -213,9 +223,9 @@ FleetJudgement judge_fleet(const std::vector<Report>& reports, std::vector<Fleet
     if (r.results.empty()) j.skipped.push_back({r.source, "", "no results"});
     for (const ReportResult& res : r.results) {
       if (res.status != Status::ok) {
-        j.skipped.push_back({r.source, res.label(),
-                             std::string(to_string(res.status)) +
-                                 (res.reason.empty() ? "" : ": " + res.reason)});
+        j.skipped.push_back(
+            {r.source, res.label(),
+             std::string(to_string(res.status)) + (res.reason.empty() ? "" : ": " + res.reason)});
         continue;
       }
       if (!res.fit) {
@@ -223,9 +233,9 @@ FleetJudgement judge_fleet(const std::vector<Report>& reports, std::vector<Fleet
         continue;
       }
       if (!seen.insert({r.hostname, res.backend, res.path}).second) {
-        j.skipped.push_back({r.source, res.label(),
-                             "duplicate: " + r.hostname + " " + res.label() +
-                                 " is already in an earlier report"});
+        j.skipped.push_back(
+            {r.source, res.label(),
+             "duplicate: " + r.hostname + " " + res.label() + " is already in an earlier report"});
         continue;
       }
       FleetDevice d;
@@ -285,9 +295,12 @@ FleetJudgement judge_fleet(const std::vector<Report>& reports, std::vector<Fleet
       basis_devices.clear();
       for (const FleetDevice& r : refs) basis_devices.push_back(&r);
       with_mad = false;  // one machine's figures: a deviation from them, no spread to weigh
-      const auto m = basis_of(basis_devices, [](const FleetDevice& d) { return std::optional(d.marginal_s); }, false);
-      const auto c = basis_of(basis_devices, [](const FleetDevice& d) { return d.ceiling_gbps; }, false);
-      const auto f = basis_of(basis_devices, [](const FleetDevice& d) { return d.fraction; }, false);
+      const auto m = basis_of(
+          basis_devices, [](const FleetDevice& d) { return std::optional(d.marginal_s); }, false);
+      const auto c = basis_of(
+          basis_devices, [](const FleetDevice& d) { return d.ceiling_gbps; }, false);
+      const auto f = basis_of(
+          basis_devices, [](const FleetDevice& d) { return d.fraction; }, false);
       for (FleetDevice* d : members[g]) {
         d->basis = "reference";
         judge(*d, m, c, f, o);
@@ -295,9 +308,12 @@ FleetJudgement judge_fleet(const std::vector<Report>& reports, std::vector<Fleet
       continue;
     }
     group.basis = "median of " + std::to_string(group.members);
-    const auto m = basis_of(basis_devices, [](const FleetDevice& d) { return std::optional(d.marginal_s); }, with_mad);
-    const auto c = basis_of(basis_devices, [](const FleetDevice& d) { return d.ceiling_gbps; }, with_mad);
-    const auto f = basis_of(basis_devices, [](const FleetDevice& d) { return d.fraction; }, with_mad);
+    const auto m = basis_of(
+        basis_devices, [](const FleetDevice& d) { return std::optional(d.marginal_s); }, with_mad);
+    const auto c = basis_of(
+        basis_devices, [](const FleetDevice& d) { return d.ceiling_gbps; }, with_mad);
+    const auto f = basis_of(
+        basis_devices, [](const FleetDevice& d) { return d.fraction; }, with_mad);
     for (FleetDevice* d : members[g]) {
       d->basis = "group median";
       judge(*d, m, c, f, o);
@@ -346,8 +362,7 @@ std::string fleet_markdown(const FleetJudgement& j, const FleetOptions& o) {
     out += "group " + std::to_string(g + 1) + ": " + group.key.name() + ": " +
            std::to_string(group.members) + " device" + (group.members == 1 ? "" : "s") +
            ", judged against " + group.basis +
-           (group.difference.empty() ? "" : "; differs from group 1 in " + group.difference) +
-           "\n";
+           (group.difference.empty() ? "" : "; differs from group 1 in " + group.difference) + "\n";
   }
   out +=
       "\n| verdict | host | device | path | group | marginal ns/token | vs median | z | read "
@@ -357,10 +372,10 @@ std::string fleet_markdown(const FleetJudgement& j, const FleetOptions& o) {
   for (const FleetDevice& d : j.devices) {
     out += "| " + std::string(to_string(d.verdict)) + " | " + d.host + " | " + d.backend + " | " +
            d.path + " | " + std::to_string(d.group + 1) + " | " + fixed(d.marginal_s * 1e9, 4) +
-           " | " + dev(d.marginal) + " | " + (d.marginal.z ? z_text(*d.marginal.z) : "-") +
-           " | " + (d.ceiling_gbps ? fixed(*d.ceiling_gbps, 1) : "-") + " | " + dev(d.ceiling) +
-           " | " + (d.fraction ? fixed(*d.fraction, 3) : "-") + " | " +
-           dev(d.ceiling_fraction) + " | " + d.reason + " |\n";
+           " | " + dev(d.marginal) + " | " + (d.marginal.z ? z_text(*d.marginal.z) : "-") + " | " +
+           (d.ceiling_gbps ? fixed(*d.ceiling_gbps, 1) : "-") + " | " + dev(d.ceiling) + " | " +
+           (d.fraction ? fixed(*d.fraction, 3) : "-") + " | " + dev(d.ceiling_fraction) + " | " +
+           d.reason + " |\n";
   }
   if (!j.skipped.empty()) {
     out += "\nnot judged:\n";
@@ -414,9 +429,10 @@ nlohmann::ordered_json fleet_to_json(const FleetJudgement& j, const FleetOptions
   for (const FleetSkip& s : j.skipped)
     skipped.push_back({{"source", s.source}, {"result", s.what}, {"reason", s.reason}});
   const int code = j.exit_code();
-  return {{"verdict", code == 1 ? "fail" : code == 4 ? "cannot judge" : "ok"},
-          {"options",
-           {{"warn", o.warn}, {"fail", o.fail}, {"z", o.z}, {"min_group", o.min_group}}},
+  return {{"verdict", code == 1   ? "fail"
+                      : code == 4 ? "cannot judge"
+                                  : "ok"},
+          {"options", {{"warn", o.warn}, {"fail", o.fail}, {"z", o.z}, {"min_group", o.min_group}}},
           {"groups", groups},
           {"devices", devices},
           {"skipped", skipped}};

@@ -74,7 +74,7 @@ struct FleetGroup {
 struct FleetJudgement {
   std::vector<FleetDevice> devices;  // worst first
   std::vector<FleetSkip> skipped;
-  std::vector<FleetGroup> groups;    // largest first
+  std::vector<FleetGroup> groups;  // largest first
   bool any_fail() const;
   bool any_unjudged() const;  // a device that could not be judged, or none at all
   // 0 every device judged and none failed, 1 one failed, 4 the fleet cannot be judged.

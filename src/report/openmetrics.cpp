@@ -111,6 +111,8 @@ std::string openmetrics_text(const std::vector<const Report*>& reports) {
   return out + "# EOF\n";
 }
 
-std::string openmetrics_text(const Report& report) { return openmetrics_text({&report}); }
+std::string openmetrics_text(const Report& report) {
+  return openmetrics_text({&report});
+}
 
 }  // namespace readbench
