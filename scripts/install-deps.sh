@@ -4,7 +4,7 @@
 set -euo pipefail
 # Extra package names given as arguments are installed too (scripts/install-ci-deps.sh).
 packages=(cmake ninja-build g++ git libcli11-dev nlohmann-json3-dev doctest-dev libboost-dev
-          python3 python3-jsonschema "$@")
+          python3 python3-jsonschema python3-prometheus-client "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

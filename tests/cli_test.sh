@@ -225,7 +225,7 @@ run "$BIN" --version
 if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "--version"; else
   fail "--version" "exit $rc: $(head -c 200 "$WORK/out")"; fi
 
-for sub in run fit check verify compare export plot; do
+for sub in run fit check verify compare export fleet plot; do
   run "$BIN" "$sub" --version
   if [ "$rc" -eq 0 ] && grep -q '^readbench [0-9]' "$WORK/out"; then pass "$sub --version"; else
     fail "$sub --version" "exit $rc: $(head -c 200 "$WORK/out") $(first_err)"; fi
@@ -233,7 +233,7 @@ done
 
 expect_ok "--help" "$BIN" --help
 subcommands=$("$BIN" --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
-for sub in run fit check verify compare export plot; do
+for sub in run fit check verify compare export fleet plot; do
   echo "$subcommands" | grep -qx "$sub" || fail "--help lists $sub" "not in: $subcommands"
 done
 for sub in $subcommands; do
@@ -243,7 +243,7 @@ for sub in $subcommands; do
 done
 expect_usage_error "no subcommand" "$BIN"
 expect_usage_error "unknown subcommand" "$BIN" frobnicate
-grep -qx "readbench: unknown command 'frobnicate' (expected one of run, fit, check, plot, verify, compare, export)" "$WORK/err" \
+grep -qx "readbench: unknown command 'frobnicate' (expected one of run, fit, check, plot, verify, compare, export, fleet, ab, ab-worker)" "$WORK/err" \
   && pass "an unknown subcommand is named, with the commands there are" \
   || fail "an unknown subcommand is named, with the commands there are" "$(first_err)"
 expect_usage_error "unknown option" "$BIN" run --frobnicate

@@ -17,6 +17,7 @@ void setup_plot_command(CLI::App& app, int& exit_code);
 void setup_verify_command(CLI::App& app, int& exit_code);
 void setup_compare_command(CLI::App& app, int& exit_code);
 void setup_export_command(CLI::App& app, int& exit_code);
+void setup_fleet_command(CLI::App& app, int& exit_code);
 void setup_ab_command(CLI::App& app, int& exit_code);
 void setup_ab_worker_command(CLI::App& app, int& exit_code);
 

@@ -35,6 +35,7 @@ int run_command_line(int argc, char** argv) {
   readbench::cli::setup_verify_command(app, exit_code);
   readbench::cli::setup_compare_command(app, exit_code);
   readbench::cli::setup_export_command(app, exit_code);
+  readbench::cli::setup_fleet_command(app, exit_code);
   readbench::cli::setup_ab_command(app, exit_code);
   readbench::cli::setup_ab_worker_command(app, exit_code);
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))

@@ -293,7 +293,10 @@ Report report_from_json(const json& j, const std::string& source) {
   Report rep;
   rep.source = printable(source);  // a file name, shown in tables and CSV cells
   rep.schema_version = int(version);
-  rep.git_commit = r.shown(r.field(j, "report", "tool"), "tool", "git_commit");
+  const json& tool = r.field(j, "report", "tool");
+  rep.git_commit = r.shown(tool, "tool", "git_commit");
+  if (tool.is_object() && tool.contains("version") && tool["version"].is_string())
+    rep.version = printable(tool["version"].get<std::string>());
   if (j.contains("complete")) {
     if (!j["complete"].is_boolean()) r.fail("complete", "is not true or false");
     rep.complete = j["complete"].get<bool>();
@@ -310,6 +313,13 @@ Report report_from_json(const json& j, const std::string& source) {
   auto whole = [&](const char* key, int most) {
     return std::to_string(r.integer(config, "config", key, 1, most));
   };
+  rep.shape = {r.shown(config, "config", "dtype"),
+               r.shown(config, "config", "kv_dtype"),
+               r.integer(config, "config", "batch", 1, kMaxBatch),
+               r.integer(config, "config", "q_heads", 1, kMaxHeads),
+               r.integer(config, "config", "kv_heads", 1, kMaxHeads),
+               r.integer(config, "config", "head_dim", 1, kMaxHeadDim),
+               r.integer(config, "config", "block_size", 1, kMaxBlockSize)};
   std::string dtypes = r.text(config, "config", "dtype");
   try {
     parse_query_dtype(dtypes);
@@ -340,6 +350,7 @@ Report report_from_json(const json& j, const std::string& source) {
   }
   const json& machine = r.field(j, "report", "machine");
   rep.machine = r.shown(machine, "machine", "hostname");
+  rep.hostname = rep.machine;
   std::string gpus;
   for (const json& g : r.array(machine, "machine", "gpus"))
     if (g.is_object() && g.contains("name") && g["name"].is_string()) {
@@ -378,6 +389,7 @@ Report report_from_json(const json& j, const std::string& source) {
       ceilings[b["backend"].get<std::string>()] =
           r.positive(b, "machine.bandwidths[" + std::to_string(i) + "]", "read_gbps");
   }
+  rep.read_ceilings_gbps = ceilings;
 
   // The region every fit of the run was asked for: "auto" or a length (config.fit_from).
   std::optional<double> config_fit_from;

@@ -82,6 +82,16 @@ struct Report {
   bool complete = true;
   std::string signal;
   std::string config;  // dtype, shape and cache: "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache"
+  // The same, field by field, for readers that label or group by them (fleet, openmetrics).
+  struct Shape {
+    std::string dtype, kv_dtype;
+    std::int64_t batch = 0, q_heads = 0, kv_heads = 0, head_dim = 0, block_size = 0;
+  };
+  Shape shape;
+  std::string hostname;   // machine.hostname alone
+  std::string version;    // tool.version: the readbench that wrote it, empty where absent
+  // Each backend's measured read ceiling (machine.bandwidths[].read_gbps, 1e9 B/s), by name.
+  std::map<std::string, double> read_ceilings_gbps;
   std::vector<ReportResult> results;
 
   const ReportResult* find(const std::string& backend, const std::string& path) const;
