@@ -669,25 +669,87 @@ TEST_CASE("--allow takes incomplete and contended, comma-separated, and refuses 
   CHECK_THROWS_AS(check(linear_report(), stopped_report(), o), CannotJudge);
 }
 
-TEST_CASE("a contended report cannot be judged unless --allow contended, which says so") {
+TEST_CASE("a report contended by more than its points cannot be judged unless --allow contended") {
   Json cur = linear_report();
   cur["quality"]["verdict"] = "contended";
-  cur["quality"]["reasons"] = {
-      "cpu read ceiling moved from 20 GB/s before the sweep to 12 GB/s "
-      "after it"};
+  cur["quality"]["reasons"] = {"cuda: another process used the device during the sweep"};
   const std::string why = error_message<CannotJudge>([&] { check(linear_report(), cur); });
-  CHECK(why.rfind("cannot judge: the current report current.json is contended (cpu read ceiling "
-                  "moved",
-                  0) == 0);
+  CHECK(why.rfind("cannot judge: the current report current.json is contended (cuda: another", 0) ==
+        0);
   CHECK(why.find("--allow contended judges it anyway") != std::string::npos);
   CHECK_THROWS_AS(check(cur, linear_report()), CannotJudge);  // a contended baseline too
   CheckOptions o = rules_only();
-  o.allow = parse_allowances("contended");
+  o.allow = parse_allowances("contended,not-reached");
   const CheckOutcome r = check(linear_report(), cur, o);
   CHECK(r.passed());
   CHECK(r.contended_judged);
   CHECK(mentions(r.notes, "judged anyway (--allow contended)"));
   CHECK(format_check_summary(r).find("a contended report judged anyway") != std::string::npos);
+}
+
+TEST_CASE("a read ceiling that moved leaves exponents to judge but not costs") {
+  Json cur = linear_report();
+  cur["quality"]["verdict"] = "contended";
+  cur["quality"]["reasons"] = {
+      "cpu read ceiling moved from 20 GB/s before the sweep to 12 GB/s after it"};
+  const CheckOutcome r = check(linear_report(), cur);
+  CHECK(r.passed());
+  CHECK(mentions(r.notes, "each row judged on its fitted region's points"));
+  CheckOptions costs = rules_only();
+  costs.max_cost_ratio = 1.5;
+  CHECK(error_message<CannotJudge>([&] { check(linear_report(), cur, costs); })
+            .find("read ceiling moved") != std::string::npos);
+}
+
+namespace {
+
+// linear_report() with the fused row's points at `lengths` marked as having kept disturbed
+// samples, and the report marked contended for them, as the sweep words it.
+Json with_contended_points(const std::vector<double>& lengths) {
+  Json cur = linear_report();
+  for (auto& p : cur["results"][kFused]["points"])
+    for (double len : lengths)
+      if (p["length"].get<double>() == len) p["contended"] = true;
+  cur["quality"]["verdict"] = "contended";
+  cur["quality"]["reasons"] = {
+      "cpu/fused: 2 of 4 points kept samples whose threads lost their cores (the budget ran out "
+      "before clean ones replaced them)"};
+  return cur;
+}
+
+}  // namespace
+
+TEST_CASE("a disturbed point among clean neighbours does not make a report unjudgeable") {
+  const CheckOutcome r = check(linear_report(), with_contended_points({256, 4096}));
+  CHECK(r.judged());
+  CHECK(r.passed());
+  CHECK(r.contended.empty());
+  CHECK(row(r, "cpu/fused").verdict == Verdict::ok);
+}
+
+TEST_CASE("neighbouring disturbed points in a fitted region leave that row unjudged, exit 4") {
+  const CheckOutcome r = check(linear_report(), with_contended_points({1024, 4096}));
+  CHECK(r.contended == std::vector<std::string>{"cpu/fused"});
+  CHECK_FALSE(r.judged());
+  CHECK_FALSE(r.passed());
+  const CheckRow f = row(r, "cpu/fused");
+  CHECK(f.verdict == Verdict::skipped);
+  CHECK(f.reasons.front().find("L=1024 and L=4096") != std::string::npos);
+  CHECK(row(r, "cpu/gather").verdict == Verdict::ok);  // the other row is still judged
+  CHECK(format_check_summary(r).find("CANNOT JUDGE: 1 row (cpu/fused)") != std::string::npos);
+  CheckOptions o = rules_only();
+  o.allow.contended = true;
+  CHECK(check(linear_report(), with_contended_points({1024, 4096}), o).passed());
+}
+
+TEST_CASE("disturbed points below the fitted region do not count against its row") {
+  Json cur = with_contended_points({256, 1024});
+  // The fitted region starts at 4096: the two disturbed points are outside it.
+  for (auto& res : cur["results"])
+    if (res["path"] == "fused") res["fit"]["fit_from"] = 4096.0;
+  const Report rep = report_of(cur);
+  CHECK(contended_points(*rep.find("cpu", "fused")).empty() ==
+        (rep.find("cpu", "fused")->fit->fit_from > 1024));
 }
 
 // --- what the gate compared ---------------------------------------------------------------

@@ -21,6 +21,7 @@
 #include "measure/backend_choice.hpp"
 #include "measure/backend_policy.hpp"
 #include "measure/plugin_check.hpp"
+#include "plugins/stdout_diversion.hpp"
 #include "report/ab_report.hpp"
 #include "report/atomic_write.hpp"
 #include "report/distinct_files.hpp"
@@ -198,10 +199,10 @@ void setup_ab_worker_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("ab-worker", "");  // hidden: readbench ab starts it
   sub->group("");
   sub->callback([&exit_code] {
-    // The protocol keeps stdout; whatever a plugin prints goes to stderr instead.
-    const int protocol_out = ::dup(STDOUT_FILENO);
-    if (protocol_out < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-      throw InputError("ab-worker: cannot set up its output");
+    // The protocol keeps stdout (a close-on-exec copy the plugins' children do not inherit);
+    // whatever a plugin prints goes to stderr instead.
+    divert_stdout_to_stderr();
+    const int protocol_out = own_stdout_fd();
     // The terminal's interrupt reaches the whole process group: the parent answers it, and its
     // workers end when it closes their input.
     ::signal(SIGINT, SIG_IGN);

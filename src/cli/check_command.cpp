@@ -79,7 +79,13 @@ int run(CheckCommandOptions& o) {
   if (!o.json_path.empty()) write_atomically(o.json_path, json_text(check_to_json(result)));
   // JSON on stdout replaces the table there, so the output stays machine-readable.
   if (o.json_path != "-") write_stdout(format_check_markdown(result));
-  if (!result.judged()) {
+  if (!result.judged() && !result.contended.empty()) {
+    std::string which;
+    for (const std::string& label : result.contended) which += (which.empty() ? "" : ", ") + label;
+    write_error_line("cannot judge " + which +
+                     ": neighbouring points of the fitted region kept disturbed samples (the "
+                     "table says which); --allow contended judges them anyway");
+  } else if (!result.judged()) {
     std::string which;
     for (const std::string& label : result.not_reached)
       which += (which.empty() ? "" : ", ") + label;

@@ -31,7 +31,7 @@ int run(const ExportOptions& o) {
   if (o.format == "openmetrics") {
     if (rep.ab)
       throw InputError(o.input +
-                       ": is an ab report; --format openmetrics takes a run report (its two arms "
+                       " is an ab report: --format openmetrics takes a run report (its two arms "
                        "would repeat one host's series)");
     write_atomically(o.output, openmetrics_text(*rep.run));
     return 0;
@@ -40,9 +40,11 @@ int run(const ExportOptions& o) {
                           : (o.format == "bmf" ? export_bmf(*rep.run) : export_gab(*rep.run));
   write_atomically(o.output, json_text(out));
   // The export carries the verdict in its entries; a person running it hears it too.
-  if (rep.quality == QualityVerdict::contended)
-    write_error_line("note: " + rep.source +
-                     " is contended: the machine's other work is in the exported numbers");
+  for (const Report* r : rep.ab ? std::vector<const Report*>{&rep.ab->base, &rep.ab->head}
+                                 : std::vector<const Report*>{&*rep.run})
+    if (r->quality == QualityVerdict::contended)
+      write_error_line("note: " + r->source +
+                       " is contended: the machine's other work is in the exported numbers");
   return 0;
 }
 

@@ -85,9 +85,10 @@ std::string gib(double bytes) {
 }
 
 // Setup and prepare build and verify workloads; a slice is tens of milliseconds. Both get room
-// for a slow machine, and a plugin's own checks their timeout.
-std::chrono::milliseconds setup_timeout(const AbConfig& c) {
-  return std::chrono::milliseconds(std::int64_t(1000 * (600 + 2 * c.plugin_timeout_s)));
+// for a slow machine, and each plugin's load and the plugins' checks their timeouts.
+std::chrono::milliseconds setup_timeout(const AbConfig& c, const ArmSpec& arm) {
+  const double plugin_s = double(arm.plugins.size() + 1) * c.plugin_timeout_s;
+  return std::chrono::milliseconds(std::int64_t(1000 * (600 + plugin_s)));
 }
 constexpr std::chrono::milliseconds kPrepareTimeout{600'000};
 std::chrono::milliseconds sample_timeout(double slice_s) {
@@ -149,7 +150,7 @@ class Driver {
     say("verifying the " + std::string(role) + " arm");
     const json reply = a.process->ask(
         {{"op", "setup"}, {"config", worker_config_to_json(arm_config, c_.plugin_timeout_s, spec.plugins)}},
-        setup_timeout(c_));
+        setup_timeout(c_, spec));
     try {
       BackendResult b = backend_from_json(reply.at("backend"));
       b.name = to_string(c_.sweep.backend);

@@ -37,7 +37,7 @@ struct AbConfig {
   ArmSpec base, head;
   PairedThresholds thresholds;
   double slice_s = 0.025;  // sampling time of one slice
-  double plugin_timeout_s = 300;
+  double plugin_timeout_s = kPluginCheckTimeout;
 };
 
 struct AbArm {

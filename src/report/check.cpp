@@ -87,6 +87,17 @@ void mark_not_reached(CheckOutcome& out) {
   }
 }
 
+// Where either side of a row has neighbouring disturbed points in its fitted region: which
+// side and lengths, or empty.
+std::string contended_rows(const CheckRow& row) {
+  for (const auto& [side, r] : {std::pair{"the current fit's", &row.current},
+                                std::pair{"the baseline fit's", &row.baseline}})
+    if (*r)
+      if (const std::string at = contended_points(**r); !at.empty())
+        return std::string(side) + " points " + at;
+  return {};
+}
+
 // The rules for one backend/path present in both reports.
 void judge(CheckRow& row, const CheckOptions& o) {
   const ReportResult& b = *row.baseline;
@@ -354,7 +365,7 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
   out.options = o;
   out.baseline = baseline.origin();
   out.current = current.origin();
-  out.notes = judged_anyway(baseline, current, o.allow);
+  out.notes = judged_anyway(baseline, current, o.allow, o.max_cost_ratio.has_value());
   out.incomplete_judged = !baseline.complete || !current.complete;
   out.contended_judged =
       baseline.quality == QualityVerdict::contended || current.quality == QualityVerdict::contended;
@@ -430,8 +441,13 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     else if (!mismatch.empty() && !o.allow_config_mismatch)
       row.reasons.push_back("configurations differ (" + mismatch +
                             "): refused; --allow-config-mismatch judges it anyway");
-    else
+    else if (const std::string busy = contended_rows(row); !busy.empty() && !o.allow.contended) {
+      row.reasons.push_back("not judged: " + busy +
+                            " kept disturbed samples (a busy machine); --allow contended judges it");
+      out.contended.push_back(row.label());
+    } else {
       judge(row, o);
+    }
     out.rows.push_back(std::move(row));
   };
   for (const ReportResult& c : current.results) add_row(c);
@@ -447,6 +463,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
       if (r.verdict == Verdict::regression) ++out.regressions;
     }
   }
+  if (out.compared == 0 && !out.contended.empty())
+    throw CannotJudge("cannot judge: " + why_none);
   if (out.compared == 0)
     throw InputError("nothing to compare: no backend/path could be judged in both " +
                      baseline.source + " and " + current.source + " (" +
@@ -457,7 +475,13 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
 
 std::string format_check_summary(const CheckOutcome& r) {
   std::string out = "readbench check: ";
-  if (!r.judged()) {
+  if (!r.judged() && !r.contended.empty()) {
+    std::string which;
+    for (const std::string& label : r.contended) which += (which.empty() ? "" : ", ") + label;
+    out += "CANNOT JUDGE: " + plural(int(r.contended.size()), "row", "rows") + " (" + which +
+           ") with neighbouring disturbed points in the fitted region: a busy machine; run again "
+           "when it is quieter, or --allow contended judges them";
+  } else if (!r.judged()) {
     std::string which;
     for (const std::string& label : r.not_reached) which += (which.empty() ? "" : ", ") + label;
     out += "CANNOT JUDGE: " + plural(int(r.not_reached.size()), "row's", "rows'") +

@@ -63,12 +63,15 @@ struct CheckOutcome {
   // Rows judged ok whose current fit is not at its asymptote: their exponent is not the read's
   // alone, so the gate compared too little to pass them unless --allow not-reached.
   std::vector<std::string> not_reached;
-  bool passed() const {
-    return regressions == 0 && (not_reached.empty() || options.allow.not_reached);
-  }
-  // Whether the gate could answer: false where rows are not reached and not allowed (exit 4).
+  // Rows left unjudged because neighbouring points of their fitted region kept disturbed samples
+  // (contended_points), unless --allow contended.
+  std::vector<std::string> contended;
+  bool passed() const { return regressions == 0 && judged(); }
+  // Whether the gate could answer: false where rows are not reached, or contended, and not
+  // allowed (exit 4); a regression elsewhere answers all the same.
   bool judged() const {
-    return regressions > 0 || not_reached.empty() || options.allow.not_reached;
+    return regressions > 0 ||
+           ((not_reached.empty() || options.allow.not_reached) && contended.empty());
   }
 };
 

@@ -212,17 +212,24 @@ void check_stored_fit(const Reader& r, const json& f, const std::string& where,
                " is not what the points give: the report was edited or is corrupt");
 }
 
+// Each report under its own version's rules (read_fit.hpp).
+FitRules fit_rules_of(int schema_version) {
+  return schema_version >= 7   ? FitRules::region
+         : schema_version >= 6 ? FitRules::settled
+                               : FitRules::share_only;
+}
+
 // A timed path whose fit is null: a run fits every ok path and leaves the fit out only where
 // its points cannot give one (fit_error says why, and fitting them again agrees). A fit deleted
 // by hand would take the path out of every gate while its points show what it does.
 void check_no_fit(const Reader& r, const json& res, const std::string& where,
-                  const ReportResult& out, const std::optional<double>& fit_from, bool settle) {
+                  const ReportResult& out, const std::optional<double>& fit_from, FitRules rules) {
   if (out.status != Status::ok) return;
   std::string why = "no fit_error";
   if (res.contains("fit_error")) why = "fit_error \"" + r.shown(res, where, "fit_error") + "\"";
   ReadFitOptions options;
   options.fit_from = fit_from;
-  options.settle = settle;
+  options.rules = rules;
   std::optional<ReadFit> fitted;
   try {
     fitted = fit_read(out.timed_points(), options);
@@ -443,6 +450,10 @@ Report report_from_json(const json& j, const std::string& source) {
       p.gbps = r.positive(points[k], at, "gbps");  // bytes over a positive time
       if (points[k].contains("ceiling_fraction")) r.positive(points[k], at, "ceiling_fraction");
       p.kv_bytes = points[k].contains("kv_bytes") ? r.positive(points[k], at, "kv_bytes") : 0;
+      if (points[k].contains("contended")) {
+        if (!points[k]["contended"].is_boolean()) r.fail(at + ".contended", "is not true or false");
+        p.contended = points[k]["contended"].get<bool>();
+      }
       p.seconds = rep.statistic == Statistic::min ? p.min_s : p.median_s;
       if (!out.points.empty() && !(p.length > out.points.back().length))
         r.fail(at + ".length", json(p.length).dump() + " does not follow " +
@@ -471,7 +482,7 @@ Report report_from_json(const json& j, const std::string& source) {
                                  std::string(to_string(out.status)) +
                                  ": a path that is not ok is never fitted");
     if (fit.is_null() && !out.points.empty())
-      check_no_fit(r, res, where, out, config_fit_from, rep.schema_version >= 6);
+      check_no_fit(r, res, where, out, config_fit_from, fit_rules_of(rep.schema_version));
     if (!fit.is_null()) {
       const std::string at = where + ".fit";
       const double fit_from = r.number(fit, at, "fit_from");
@@ -480,9 +491,7 @@ Report report_from_json(const json& j, const std::string& source) {
       ReadFitOptions options;
       options.fit_from = fit_from;
       // Each report under its own version's rules (read_fit.hpp).
-      options.rules = rep.schema_version >= 7   ? FitRules::region
-                      : rep.schema_version >= 6 ? FitRules::settled
-                                                : FitRules::share_only;
+      options.rules = fit_rules_of(rep.schema_version);
       if (!out.points.empty() && out.points[0].kv_bytes > 0)
         options.kv_bytes_per_token = out.points[0].kv_bytes / out.points[0].length;
       if (const auto c = ceilings.find(out.backend); c != ceilings.end())

@@ -22,6 +22,9 @@ struct ReportPoint {
   double median_s = 0;
   double gbps = 0;
   double kv_bytes = 0;  // K and V bytes a call reads
+  // Its sampling ran out of budget before clean samples replaced the disturbed ones (a busy
+  // machine's time is in it); false in reports written before it was recorded.
+  bool contended = false;
 };
 
 struct ReportResult {
