@@ -6,7 +6,8 @@
 #
 # usage: tools/ab_targets.sh BUILD_DIR OUT_DIR [TRIALS [BACKEND [KINDS...]]]
 #   BUILD_DIR  a build tree with src/readbench and tests/plugins/libregress_*_{cpu,cuda}.so
-#   KINDS      any of aa cost5 cost10 cost3 slope (default: aa cost10 cost5 slope)
+#   KINDS      any of aa cost5 cost10 cost3 slope stored (default: aa cost10 cost5 slope);
+#              stored: a default `run` checked against the first one and the committed baseline
 # Extra `readbench ab` options come from AB_ARGS (e.g. AB_ARGS="-b 32 -L 1024:65536:x4").
 # Writes OUT_DIR/KIND-N.json and .md, and OUT_DIR/summary.tsv (kind, trial, exit, wall s, verdict,
 # delta p, cost ratio and their CIs per pairing); prints the tally per kind.
@@ -25,6 +26,24 @@ for trial in $(seq 1 "$trials"); do
   # A new order of the kinds every trial, so a drift of the machine falls on all of them.
   mapfile -t order < <(printf '%s\n' "${kinds[@]}" | shuf)
   for kind in "${order[@]}"; do
+    if [ "$kind" = stored ]; then
+      # The stored-baseline gate: a default run checked against the first such run and against
+      # the committed baseline (the exit statuses in the verdict column).
+      start=$EPOCHREALTIME
+      rc=0
+      "$bin" run --backend "$backend" "${extra[@]}" --json "$out/stored-$trial.json" \
+        >"$out/stored-$trial.md" 2>"$out/stored-$trial.err" || rc=$?
+      [ -f "$out/stored-first.json" ] || cp "$out/stored-$trial.json" "$out/stored-first.json"
+      c1=0 c2=0
+      "$bin" check "$out/stored-$trial.json" --baseline "$out/stored-first.json" \
+        >"$out/stored-$trial.check1" 2>&1 || c1=$?
+      "$bin" check "$out/stored-$trial.json" --baseline "${BASELINE:-baselines/cpu-default.json}" \
+        >"$out/stored-$trial.check2" 2>&1 || c2=$?
+      wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
+      printf '%s\t%s\t%s\t%.1f\tvs first %s, vs baseline %s\n' "$kind" "$trial" "$rc" "$wall" "$c1" "$c2" |
+        tee -a "$out/summary.tsv"
+      continue
+    fi
     case $kind in
       aa) args=() ;;
       *) args=(--path plugin:regress --base-plugin "$plugins/libregress_same_$backend.so"
