@@ -151,7 +151,8 @@ expect_json "the failed pairing is recorded with its arm" failed.json \
 # A signal (SIGTERM: a script's background job ignores SIGINT): the pairs taken so far are kept,
 # marked incomplete; check does not judge them unless asked.
 # Slices of half a second: its six rounds before a first verdict outlast the signal.
-"$BIN" ab --backend cpu --threads 1 -L 64,256 --sweep-budget 60 --slice 0.5 --cache hot \
+cp "$BIN" "$WORK/rb-stopped"  # a name of its own, so its workers can be told from any others
+"$WORK/rb-stopped" ab --backend cpu --threads 1 -L 64,256 --sweep-budget 60 --slice 0.5 --cache hot \
   --path plugin:regress --plugin "$SAME" --json stopped.json >/dev/null 2>"$WORK/err" &
 pid=$!
 sleep 4
@@ -164,6 +165,6 @@ expect_json "the stopped report is incomplete and keeps its pairs" stopped.json 
 expect_rc "check does not judge an incomplete ab report" 4 "$BIN" check stopped.json
 run "$BIN" check stopped.json --allow incomplete
 case $rc in 0 | 1 | 4) pass "check --allow incomplete judges it (exit $rc)" ;; *) fail "check --allow incomplete judges it" "exit $rc: $(first_err)" ;; esac
-if pgrep -f "$BIN ab-worker" >/dev/null; then fail "no worker outlives its ab" "$(pgrep -af ab-worker | head -2)"; else pass "no worker outlives its ab"; fi
+if pgrep -f "$WORK/rb-stopped ab-worker" >/dev/null; then fail "no worker outlives its ab" "$(pgrep -af rb-stopped | head -2)"; else pass "no worker outlives its ab"; fi
 
 cli_summary

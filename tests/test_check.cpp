@@ -743,13 +743,20 @@ TEST_CASE("neighbouring disturbed points in a fitted region leave that row unjud
 }
 
 TEST_CASE("disturbed points below the fitted region do not count against its row") {
-  Json cur = with_contended_points({256, 1024});
-  // The fitted region starts at 4096: the two disturbed points are outside it.
-  for (auto& res : cur["results"])
-    if (res["path"] == "fused") res["fit"]["fit_from"] = 4096.0;
-  const Report rep = report_of(cur);
-  CHECK(contended_points(*rep.find("cpu", "fused")).empty() ==
-        (rep.find("cpu", "fused")->fit->fit_from > 1024));
+  ReportResult r;
+  for (double len : {256.0, 1024.0, 4096.0, 16384.0, 65536.0}) {
+    ReportPoint p;
+    p.length = len;
+    p.contended = len < 4096;
+    r.points.push_back(p);
+  }
+  r.fit = ReadFit{};
+  r.fit->fit_from = 4096;
+  CHECK(contended_points(r).empty());
+  r.fit->fit_from = 256;
+  CHECK(contended_points(r) == "L=256 and L=1024");
+  r.points[1].contended = false;  // one disturbed point among clean neighbours
+  CHECK(contended_points(r).empty());
 }
 
 // --- what the gate compared ---------------------------------------------------------------

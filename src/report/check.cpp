@@ -1,6 +1,7 @@
 #include "report/check.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -87,12 +88,13 @@ void mark_not_reached(CheckOutcome& out) {
   }
 }
 
-// Where either side of a row has neighbouring disturbed points in its fitted region: which
-// side and lengths, or empty.
-std::string contended_rows(const CheckRow& row) {
-  for (const auto& [side, r] : {std::pair{"the current fit's", &row.current},
-                                std::pair{"the baseline fit's", &row.baseline}})
-    if (*r)
+// Where a side whose report is contended has neighbouring disturbed points in the row's fitted
+// region: which side and lengths, or empty. A clean report's points are its verdict's to judge.
+std::string contended_rows(const CheckRow& row, const Report& baseline, const Report& current) {
+  for (const auto& [side, r, report] :
+       {std::tuple{"the current fit's", &row.current, &current},
+        std::tuple{"the baseline fit's", &row.baseline, &baseline}})
+    if (*r && report->quality == QualityVerdict::contended)
       if (const std::string at = contended_points(**r); !at.empty())
         return std::string(side) + " points " + at;
   return {};
@@ -441,7 +443,8 @@ CheckOutcome check_reports(const Report& baseline, const Report& current, const 
     else if (!mismatch.empty() && !o.allow_config_mismatch)
       row.reasons.push_back("configurations differ (" + mismatch +
                             "): refused; --allow-config-mismatch judges it anyway");
-    else if (const std::string busy = contended_rows(row); !busy.empty() && !o.allow.contended) {
+    else if (const std::string busy = contended_rows(row, baseline, current);
+             !busy.empty() && !o.allow.contended) {
       row.reasons.push_back("not judged: " + busy +
                             " kept disturbed samples (a busy machine); --allow contended judges it");
       out.contended.push_back(row.label());
