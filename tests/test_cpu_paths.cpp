@@ -131,7 +131,8 @@ TEST_CASE("the kernels widen every e4m3 code exactly, subnormals, zeros and NaN 
        {std::pair<std::string, Widen>{"baseline", cpu::baseline::widen_e4m3},
         std::pair<std::string, Widen>{"picked", cpu::widen_e4m3}})
     for (std::size_t first : {0, 1}) {
-      CAPTURE(copy);
+      const std::string kernel_copy = copy;  // a structured binding cannot be captured
+      CAPTURE(kernel_copy);
       CAPTURE(first);
       const std::size_t n = codes.size() - first;
       std::vector<float> got(n);

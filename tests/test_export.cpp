@@ -146,7 +146,8 @@ TEST_CASE("exports give no negative cost or bound and a fixed cost only where re
   for (const auto& [name, measures] : j.items())
     for (const char* cost : {"fixed_ns", "marginal_ns_per_token", "per_token_ns", "latency"})
       if (measures.contains(cost)) {
-        CAPTURE(name);
+        const std::string entry = name;  // a structured binding cannot be captured
+        CAPTURE(entry);
         CAPTURE(cost);
         CHECK(measures[cost]["value"].get<double>() > 0);
         if (measures[cost].contains("lower_value"))
@@ -164,7 +165,8 @@ TEST_CASE("a contended report says so in every exported entry") {
   const Report rep = report_of(run);
   const Json bmf = export_bmf(rep);
   for (const auto& [name, measures] : bmf.items()) {
-    CAPTURE(name);
+    const std::string entry = name;  // a structured binding cannot be captured
+    CAPTURE(entry);
     CHECK(measures["contended"]["value"] == 1);
   }
   const Json gab = export_gab(rep);

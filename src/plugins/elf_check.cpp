@@ -129,7 +129,8 @@ class ElfFile {
 
 void require_elf_library(const std::string& file) {
   const ElfFile f(file);
-  if (f.size() < SELFMAG || f.read<char>(0, SELFMAG) != std::vector<char>(ELFMAG, ELFMAG + SELFMAG))
+  const std::string_view magic(ELFMAG, SELFMAG);
+  if (f.size() < SELFMAG || f.read<char>(0, SELFMAG) != std::vector<char>(magic.begin(), magic.end()))
     f.refuse("not an ELF shared library (it does not start with the ELF magic number)");
   if (f.size() < EI_NIDENT)
     f.refuse("truncated: " + std::to_string(f.size()) + " bytes, shorter than an ELF header");
