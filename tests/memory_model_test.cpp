@@ -90,8 +90,15 @@ SweepConfig config(std::vector<std::int64_t> lengths, std::vector<Path> paths, i
 
 std::vector<std::string> args_of(const SweepConfig& c) {
   std::string lengths, paths;
-  for (auto l : c.lengths) lengths += (lengths.empty() ? "" : ",") + std::to_string(l);
-  for (const Path& p : c.paths) paths += (paths.empty() ? "" : ",") + std::string(to_string(p));
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on "," + string.
+  for (auto l : c.lengths) {
+    if (!lengths.empty()) lengths += ',';
+    lengths += std::to_string(l);
+  }
+  for (const Path& p : c.paths) {
+    if (!paths.empty()) paths += ',';
+    paths += to_string(p);
+  }
   std::vector<std::string> a{"-L",           lengths,
                              "--path",       paths,
                              "-b",           std::to_string(c.shape.batch),
