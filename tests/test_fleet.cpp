@@ -44,7 +44,8 @@ Report host(const std::string& name, double marginal_s, double ceiling_gbps = 40
 
 std::vector<Report> fleet_of(int n, double marginal_s = 1e-9) {
   std::vector<Report> out;
-  for (int i = 0; i < n; ++i) out.push_back(host("node" + std::to_string(i), marginal_s));
+  for (int i = 0; i < n; ++i)
+    out.push_back(host(std::string("node") + std::to_string(i), marginal_s));
   return out;
 }
 
@@ -109,7 +110,8 @@ TEST_CASE("a deviation inside the group's own spread is not flagged, however lar
   // has z 0.6745 * 0.075 / 0.1 = 0.51, under 3.5.
   std::vector<Report> reports;
   const double costs[] = {0.8, 0.9, 1.0, 1.1, 1.2, 1.075};
-  for (int i = 0; i < 6; ++i) reports.push_back(host("n" + std::to_string(i), costs[i] * 1e-9));
+  for (int i = 0; i < 6; ++i)
+    reports.push_back(host(std::string("n") + std::to_string(i), costs[i] * 1e-9));
   const FleetJudgement j = judge_fleet(reports, {}, std::nullopt, {});
   CHECK(device(j, "n5").verdict == FleetVerdict::ok);
   CHECK(device(j, "n5").marginal.z.value() < 3.5);
@@ -130,7 +132,7 @@ TEST_CASE("a lower read ceiling fails a device whose marginal cost is in line") 
 TEST_CASE("devices of different models are never mixed, and the difference is named") {
   std::vector<Report> reports = fleet_of(6);
   for (int i = 0; i < 5; ++i)
-    reports.push_back(host("a" + std::to_string(i), 2e-9, 2000, 0.9, "NVIDIA A100"));
+    reports.push_back(host(std::string("a") + std::to_string(i), 2e-9, 2000, 0.9, "NVIDIA A100"));
   const FleetJudgement j = judge_fleet(reports, {}, std::nullopt, {});
   REQUIRE(j.groups.size() == 2);
   CHECK(j.groups[0].members == 6);
