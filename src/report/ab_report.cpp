@@ -99,17 +99,7 @@ Json build_ab_report(const AbResult& r, const HostInfo& host, const std::string&
   Json pairings = Json::array();
   for (const AbPairing& p : r.pairings) pairings.push_back(pairing_json(p));
   const SweepConfig& s = r.config.sweep;
-  Json report;
-  report["schema_version"] = kSchemaVersion;
-  report["complete"] = r.complete();
-  if (!r.complete()) report["signal"] = signal_name(r.signal);
-  report["tool"] = {{"name", "readbench"}, {"version", kVersion}, {"git_commit", kGitCommit}};
-  report["created_at"] = created_at;
-  report["machine"] = {
-      {"hostname", host.hostname},
-      {"os", host.os},
-      {"cpu", {{"model", host.cpu_model}, {"arch", host.arch}, {"cores", host.cpu_cores}}},
-      {"memory_bytes", host.memory_bytes}};
+  Json report = report_header(r.signal, host, created_at);
   report["ab"] = {
       {"protocol", kAbProtocol},
       {"backend", to_string(s.backend)},

@@ -129,6 +129,21 @@ std::string utc_timestamp() {
   return buf;
 }
 
+Json report_header(int signal, const HostInfo& host, const std::string& created_at) {
+  Json report;
+  report["schema_version"] = kSchemaVersion;
+  report["complete"] = signal == 0;
+  if (signal != 0) report["signal"] = signal_name(signal);
+  report["tool"] = {{"name", "readbench"}, {"version", kVersion}, {"git_commit", kGitCommit}};
+  report["created_at"] = created_at;
+  report["machine"] = {
+      {"hostname", host.hostname},
+      {"os", host.os},
+      {"cpu", {{"model", host.cpu_model}, {"arch", host.arch}, {"cores", host.cpu_cores}}},
+      {"memory_bytes", host.memory_bytes}};
+  return report;
+}
+
 Json build_report(const RunResult& run, const HostInfo& host, const std::string& created_at) {
   Json gpus = Json::array(), bandwidths = Json::array(), backends = Json::array();
   for (const BackendResult& b : run.backends) {
@@ -196,19 +211,9 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
                         {"speedup", s.speedup},
                         {"clean", s.clean}});
 
-  Json report;
-  report["schema_version"] = kSchemaVersion;
-  report["complete"] = run.complete();
-  if (!run.complete()) report["signal"] = signal_name(run.signal);
-  report["tool"] = {{"name", "readbench"}, {"version", kVersion}, {"git_commit", kGitCommit}};
-  report["created_at"] = created_at;
-  report["machine"] = {
-      {"hostname", host.hostname},
-      {"os", host.os},
-      {"cpu", {{"model", host.cpu_model}, {"arch", host.arch}, {"cores", host.cpu_cores}}},
-      {"memory_bytes", host.memory_bytes},
-      {"gpus", gpus},
-      {"bandwidths", bandwidths}};
+  Json report = report_header(run.signal, host, created_at);
+  report["machine"]["gpus"] = gpus;
+  report["machine"]["bandwidths"] = bandwidths;
   report["config"] = config_to_json(run.config);
   report["quality"] = quality_to_json(run.quality);
   report["backends"] = backends;
