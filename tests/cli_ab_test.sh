@@ -150,12 +150,16 @@ expect_json "the failed pairing is recorded with its arm" failed.json \
 
 # A signal (SIGTERM: a script's background job ignores SIGINT): the pairs taken so far are kept,
 # marked incomplete; check does not judge them unless asked.
-# Slices of half a second: its six rounds before a first verdict outlast the signal.
+# Slices of half a second: its six rounds before a first verdict (24 s of slices) outlast the
+# signal. A sanitizer build starts its workers several times slower: it is given longer to reach
+# its first pairs.
+settle=4
+if nm -D "$BIN" 2>/dev/null | grep -q __asan_init; then settle=16; fi
 cp "$BIN" "$WORK/rb-stopped"  # a name of its own, so its workers can be told from any others
 "$WORK/rb-stopped" ab --backend cpu --threads 1 -L 64,256 --sweep-budget 60 --slice 0.5 --cache hot \
   --path plugin:regress --plugin "$SAME" --json stopped.json >/dev/null 2>"$WORK/err" &
 pid=$!
-sleep 4
+sleep "$settle"
 kill -TERM "$pid"
 wait "$pid"
 rc=$?

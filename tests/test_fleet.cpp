@@ -100,8 +100,8 @@ TEST_CASE("the default thresholds: 2% is ok, 3% warns, 6.5% fails, and faster co
   for (const auto& [factor, want] : cases) {
     std::vector<Report> reports = fleet_of(6);
     reports[0] = host("odd", factor * 1e-9);
-    const FleetDevice& d = device(judge_fleet(reports, {}, std::nullopt, {}), "odd");
-    CHECK(int(d.verdict) == int(want));  // ok 0, warn 1, fail 2
+    const FleetJudgement j = judge_fleet(reports, {}, std::nullopt, {});
+    CHECK(int(device(j, "odd").verdict) == int(want));  // ok 0, warn 1, fail 2
   }
 }
 
