@@ -111,6 +111,13 @@ expect_json "each length has as many base slices as head slices, from at least 6
 expect_json "the report names both arms' plugins and the shared path" ab.json \
   "r['ab']['arms'][0]['plugins'][0].endswith('libregress_same_cpu.so') and r['ab']['arms'][1]['plugins'][0].endswith('libregress_cost10_cpu.so') and r['ab']['pairings'][0]['base_path'] == 'plugin:regress'"
 expect_json "the grid is the lengths asked for" ab.json "r['ab']['lengths'] == [64, 256, 1024]"
+# Both workers without address-space randomization, where the system allows it (setarch -R
+# asks for the same), and the report says which.
+if setarch "$(uname -m)" -R true 2>/dev/null; then layout=fixed; else layout=randomized; fi
+expect_json "both arms' address layout is $layout, as this system allows" ab.json \
+  "[a['address_layout'] for a in r['ab']['arms']] == ['$layout', '$layout']"
+expect_json "each pairing records the spread of offsets between its lengths" ab.json \
+  "all(p['between_lengths_sd'] >= 0 for p in r['ab']['pairings'])"
 expect_rc "check gates the ab report without a baseline, to its verdict" "$ab_rc" "$BIN" check ab.json
 if grep -q "^VERDICT: " "$WORK/out"; then pass "check prints the verdict"; else fail "check prints the verdict" "no VERDICT line"; fi
 expect_rc "check with thresholds no pair can reach passes" 0 \

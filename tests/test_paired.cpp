@@ -94,6 +94,50 @@ TEST_CASE("noisy equal arms give CIs that hold the truth") {
   }
 }
 
+TEST_CASE("offsets between the lengths' workloads that the pairs cannot see are estimated") {
+  // Every pair of a length agrees exactly (no noise within a length), but the lengths of the
+  // region 1024..65536 sit at log-ratios a, -a, -a, a: a pattern with no slope and no mean, so
+  // the line through them is flat at 0 and its residuals are the offsets themselves. RSS = 4a^2
+  // over K - 2 = 2 degrees of freedom: the spread is a * sqrt(2).
+  const double a = 0.03;
+  const double offsets[] = {0, 0, 0, a, -a, -a, a};  // at 16, 64, 256, 1024, ..., 65536
+  std::vector<PairedLength> s;
+  int k = 0;
+  for (std::int64_t len = 16; len <= 65536; len *= 4, ++k) {
+    PairedLength pl{len, {}, {}};
+    for (int i = 0; i < 8; ++i) {
+      pl.base_s.push_back(affine(double(len)) * (1 + 0.1 * i));
+      pl.head_s.push_back(pl.base_s.back() * std::exp(offsets[k]));
+    }
+    s.push_back(pl);
+  }
+  const PairedComparison c = compare_pairs(s, 1024, {0.05, 1.02});
+  CHECK(c.region_lengths == 4);
+  CHECK(c.between_lengths_sd == doctest::Approx(a * std::sqrt(2.0)).epsilon(1e-9));
+  // The pairs alone would give a zero-width interval; the offsets widen it past the bound.
+  REQUIRE(c.cost_ratio_ci95);
+  CHECK(c.cost_ratio_ci95->high - c.cost_ratio_ci95->low > 0.02);
+  REQUIRE(c.delta_p_ci95);
+  CHECK(c.delta_p_ci95->low < 0);
+  CHECK(c.delta_p_ci95->high > 0);
+  CHECK(c.reason.find("offsets of about 4.2% between the lengths' workloads") != std::string::npos);
+}
+
+TEST_CASE("lengths on one line beside their pairs' noise add no spread between lengths") {
+  // A head 5% slower everywhere with noise in the pairs: means on a flat line, no excess.
+  const auto s = series(12, 0.3, 0.0, [](double) { return 1.05; }, 5);
+  const PairedComparison c = compare_pairs(s, 1024, {});
+  CHECK(c.between_lengths_sd == 0);
+  REQUIRE(c.cost_ratio_ci95);
+  CHECK(c.cost_ratio_ci95->low == doctest::Approx(1.05).epsilon(1e-9));
+  CHECK(c.verdict == AbVerdict::regression);
+}
+
+TEST_CASE("a region of two lengths has no spread between lengths to estimate") {
+  const auto s = series(8, 0.3, 0.02, [](double) { return 1.0; }, 9);
+  CHECK(compare_pairs(s, 16384, {}).between_lengths_sd == 0);
+}
+
 TEST_CASE("the bootstrap is repeatable: the same pairs give the same intervals") {
   const auto s = series(9, 0.4, 0.03, [](double) { return 1.02; }, 3);
   const PairedComparison a = compare_pairs(s, 256, {}), b = compare_pairs(s, 256, {});

@@ -89,6 +89,27 @@ std::optional<Interval> percentile_interval(std::vector<double> v) {
   return Interval{quantile(v, 0.025), quantile(v, 0.975)};
 }
 
+// The variance of an offset per length: the region's mean log-ratios m_i about their least-
+// squares line in log L, less what their sampling variances v_i explain. With hat values h_i,
+// E[sum of squared residuals] = sum (1 - h_i) (tau^2 + v_i), and sum (1 - h_i) = K - 2; so
+// tau^2 = (RSS - sum (1 - h_i) v_i) / (K - 2), floored at 0. Needs 3 lengths.
+double between_lengths_variance(const std::vector<double>& x, const std::vector<double>& m,
+                                const std::vector<double>& v) {
+  const std::size_t k = x.size();
+  if (k < 3) return 0;
+  const double mx = mean_of(x), b = slope(x, m), a = mean_of(m) - b * mx;
+  double sxx = 0;
+  for (double xi : x) sxx += (xi - mx) * (xi - mx);
+  double rss = 0, explained = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const double r = m[i] - (a + b * x[i]);
+    const double h = 1.0 / double(k) + (x[i] - mx) * (x[i] - mx) / sxx;
+    rss += r * r;
+    explained += (1 - h) * v[i];
+  }
+  return std::max(0.0, (rss - explained) / double(k - 2));
+}
+
 std::string fixed(double v, int digits) {
   return strprintf("%.*f", digits, v);
 }
@@ -151,8 +172,19 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
                  " length(s): no exponent change or marginal cost can be compared";
     return out;
   }
-  std::vector<double> means;
-  for (std::size_t k : in_region) means.push_back(mean_of(log_ratios[k]));
+  std::vector<double> means, variances;
+  for (std::size_t k : in_region) {
+    const std::vector<double>& r = log_ratios[k];
+    const double m = mean_of(r);
+    means.push_back(m);
+    double ss = 0;
+    for (double x : r) ss += (x - m) * (x - m);
+    // A length of one pair has no noise estimate: none is claimed for it (no CI below).
+    variances.push_back(r.size() > 1 ? ss / double(r.size() - 1) / double(r.size()) : 0.0);
+  }
+  double tau = std::sqrt(between_lengths_variance(region.log_length, means, variances));
+  if (tau < 1e-6) tau = 0;  // rounding of equal means, not an offset (1e-6 is 0.0001%)
+  out.between_lengths_sd = tau;
   const RegionEstimate point = region.estimate(means);
   out.delta_p = point.delta_p;
   if (std::isfinite(point.cost_ratio)) out.cost_ratio = point.cost_ratio;
@@ -162,6 +194,12 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
   dp.reserve(kBootstrapResamples);
   cr.reserve(kBootstrapResamples);
   std::vector<double> resampled(in_region.size());
+  // A standard normal by Box-Muller from the generator's own bits: the standard library's
+  // distributions differ between implementations, and a report read back must give its interval.
+  const auto offset = [&rng] {
+    const double u1 = (double(rng() >> 11) + 0.5) * 0x1.0p-53, u2 = double(rng() >> 11) * 0x1.0p-53;
+    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * 3.141592653589793 * u2);
+  };
   for (int b = 0; b < kBootstrapResamples; ++b) {
     for (std::size_t j = 0; j < in_region.size(); ++j) {
       const std::vector<double>& r = log_ratios[in_region[j]];
@@ -169,6 +207,7 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
       double sum = 0;
       for (std::size_t i = 0; i < r.size(); ++i) sum += r[pick(rng)];
       resampled[j] = sum / double(r.size());
+      if (tau > 0) resampled[j] += tau * offset();
     }
     const RegionEstimate e = region.estimate(resampled);
     dp.push_back(e.delta_p);
@@ -214,7 +253,10 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
       break;
     case AbVerdict::inconclusive:
       out.reason = (out.delta_p_verdict == AbVerdict::inconclusive ? dp_text : cr_text) +
-                   ": straddles the bound (more pairs narrow it)";
+                   (tau > 0 ? ": straddles the bound (it carries offsets of about " +
+                                  fixed(100 * tau, 1) +
+                                  "% between the lengths' workloads, which more pairs do not narrow)"
+                            : std::string(": straddles the bound (more pairs narrow it)"));
       if (!every_length_paired)
         out.reason = "a length of the region has fewer than " + std::to_string(kMinPairs) +
                      " pairs: no CI yet";

@@ -15,6 +15,13 @@
 // Both CIs come from a paired bootstrap (kBootstrapResamples resamples of the pairs within each
 // length, a fixed seed, percentile interval): the two are non-linear in the pairs of several
 // lengths, and resampling whole pairs keeps each pair's shared drift together.
+// Each length is its own workload in each arm, and two workloads at their own addresses can
+// read a few percent apart for good (where their buffers meet the caches, on a virtual machine
+// how the host backs their pages): an offset every pair of that length shares, which no
+// resampling of pairs sees. Where the region's mean log-ratios scatter about their line by more
+// than their pairs' noise explains, that excess is estimated (between_lengths_sd, a method-of-
+// moments estimate of the variance of an offset per length) and every bootstrap resample draws
+// a normal offset of that spread for each length, so the CIs carry it.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -69,6 +76,9 @@ struct PairedComparison {
   std::vector<LengthRatio> lengths;  // in increasing length
   double fit_from = 0;               // the region: lengths >= this
   int region_lengths = 0;
+  // The spread of an offset per length beyond the pairs' noise, in log-ratio (0.02: about 2%);
+  // 0 with fewer than 3 region lengths or no excess scatter.
+  double between_lengths_sd = 0;
   std::optional<double> delta_p, cost_ratio;  // empty with fewer than 2 region lengths
   std::optional<Interval> delta_p_ci95, cost_ratio_ci95;
   AbVerdict delta_p_verdict = AbVerdict::inconclusive;

@@ -156,6 +156,7 @@ class Driver {
       b.name = to_string(c_.sweep.backend);
       b.ceilings_before.push_back(b.bandwidths);
       a.memory_available = reply.at("memory_available").get<std::int64_t>();
+      a.result.address_layout = reply.at("address_layout").get<std::string>();
       RunResult& run = a.result.run;
       run.config = arm_config;
       run.config.auto_lengths = false;

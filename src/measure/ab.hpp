@@ -43,6 +43,9 @@ struct AbConfig {
 struct AbArm {
   std::string role, binary, version, git_commit;
   std::vector<std::string> plugins;
+  // "fixed": the worker ran without address-space randomization, as both arms should (the
+  // same build then lays out its buffers alike in both); "randomized" where it was refused.
+  std::string address_layout = "fixed";
   // The arm as a run report: its points (every slice's samples), fits and checks.
   RunResult run;
 };

@@ -1,5 +1,6 @@
 #include "measure/ab_worker.hpp"
 
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -238,7 +239,14 @@ class Worker {
     return {{"backend", backend_to_json(info_)},
             {"checks", checks},
             {"notes", notes},
-            {"memory_available", probe_->memory_available_bytes()}};
+            {"memory_available", probe_->memory_available_bytes()},
+            {"address_layout", address_layout()}};
+  }
+
+  // "fixed" when this process runs without address-space randomization (ab_arm.cpp asks for it).
+  static std::string address_layout() {
+    const int p = ::personality(0xffffffff);
+    return p != -1 && (p & ADDR_NO_RANDOMIZE) != 0 ? "fixed" : "randomized";
   }
 
   Workload workload_of(std::int64_t length) const {

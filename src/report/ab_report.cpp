@@ -28,7 +28,8 @@ Json arm_json(const AbArm& a, const std::vector<Path>& paths) {
   Json p = Json::array();
   for (const Path& x : paths) p.push_back(to_string(x));
   return {{"role", a.role},          {"binary", a.binary},   {"version", a.version},
-          {"git_commit", a.git_commit}, {"plugins", a.plugins}, {"paths", p}};
+          {"git_commit", a.git_commit}, {"plugins", a.plugins}, {"paths", p},
+          {"address_layout", a.address_layout}};
 }
 
 Json pairing_json(const AbPairing& p) {
@@ -56,6 +57,7 @@ Json pairing_json(const AbPairing& p) {
   if (const auto& c = p.comparison) {
     j["fit_from"] = c->fit_from;
     j["region_lengths"] = c->region_lengths;
+    j["between_lengths_sd"] = c->between_lengths_sd;
     j["delta_p"] = optional_json(c->delta_p);
     j["delta_p_ci95"] = interval_json(c->delta_p_ci95);
     j["delta_p_verdict"] = to_string(c->delta_p_verdict);
@@ -143,6 +145,9 @@ std::string format_ab_markdown(const AbResult& r) {
     out += "- " + a->role + ": " + printable(a->binary) + ", readbench " + printable(a->version) + " (" +
            printable(a->git_commit) + ")";
     for (const std::string& p : a->plugins) out += ", plugin " + printable(p);
+    if (a->address_layout != "fixed")
+      out += "; its address layout was randomized (the system refused a fixed one): offsets of a "
+             "few percent between the arms' buffers may fall on the cost ratio";
     out += "\n";
   }
   out += "\n| path | region | delta p [95% CI] | cost ratio [95% CI] | verdict |\n|---|---|---|---|---|\n";
@@ -156,7 +161,10 @@ std::string format_ab_markdown(const AbResult& r) {
     }
     const PairedComparison& c = *p.comparison;
     out += "| " + p.name() + " | L >= " + strprintf("%.0f", c.fit_from) + " (" +
-           std::to_string(c.region_lengths) + " lengths) | " +
+           std::to_string(c.region_lengths) + " lengths" +
+           (c.between_lengths_sd > 0 ? strprintf(", offsets between them %.1f%%", 100 * c.between_lengths_sd)
+                                     : std::string()) +
+           ") | " +
            (c.delta_p ? strprintf("%+.3f ", *c.delta_p) : std::string("- ")) + ci_text(c.delta_p_ci95, "%+.3f") +
            " | " + (c.cost_ratio ? strprintf("%.3f ", *c.cost_ratio) : std::string("- ")) +
            ci_text(c.cost_ratio_ci95, "%.3f") + " | " + std::string(to_string(c.verdict)) + " |\n";
@@ -331,6 +339,9 @@ AbReport ab_report_from_json(const nlohmann::json& j, const std::string& source)
     a.binary = rd.text(arms[i], where, "binary");
     a.version = rd.text(arms[i], where, "version");
     a.git_commit = rd.text(arms[i], where, "git_commit");
+    a.address_layout = rd.text(arms[i], where, "address_layout");
+    if (a.address_layout != "fixed" && a.address_layout != "randomized")
+      rd.fail(where + ".address_layout", "is not fixed or randomized");
   }
   const auto& pairings = rd.at(ab, "ab", "pairings");
   if (!pairings.is_array() || pairings.empty()) rd.fail("ab.pairings", "is not a non-empty array");
@@ -400,6 +411,7 @@ AbReport ab_report_from_json(const nlohmann::json& j, const std::string& source)
       if (!ok) rd.fail(at + "." + key, "is not the interval its pairs give");
     };
     check_number(pj, where, "fit_from", c.fit_from);
+    check_number(pj, where, "between_lengths_sd", c.between_lengths_sd);
     check_number(pj, where, "delta_p", c.delta_p);
     check_number(pj, where, "cost_ratio", c.cost_ratio);
     check_interval(pj, where, "delta_p_ci95", c.delta_p_ci95);
