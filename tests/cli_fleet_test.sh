@@ -62,6 +62,11 @@ expect_exit "unreadable and contended members leave the rest judged" 0 "$BIN" fl
 grep -q "zz-broken.json: unreadable" out.txt && grep -q "node00001.json: contended" out.txt &&
   pass "both are named under 'not judged'" || fail "named" "$(tail -4 out.txt)"
 expect_json "the JSON lists them skipped" v2.json "len(r['skipped']) == 2"
+expect_exit "--allow contended judges the contended report too" 0 "$BIN" fleet fleet --allow contended \
+  --json v3.json
+expect_json "only the unreadable one is skipped, the contended one judged and marked" v3.json \
+  "len(r['skipped']) == 1 and any('judged as asked though its run was contended' in d['reason'] for d in r['devices'])"
+expect_exit "--allow takes contended only" 2 "$BIN" fleet fleet --allow incomplete
 rm fleet/zz-broken.json
 
 # Small groups: unjudged without a reference (exit 4), judged with one.

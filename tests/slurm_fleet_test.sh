@@ -4,7 +4,10 @@
 # temporary directory, the batch script submitted with sbatch, waited for and its state checked.
 # The fleet's members are tasks of the one node, each under its own hostname (a UTS namespace),
 # run one at a time (a lock) so that none slows another; member0 is slowed on purpose (one CPU
-# only, taskset) and must be the one flagged. Needs root. Every daemon stops at exit.
+# only, taskset) and must be the one flagged. A shared CI host marks most runs contended: fleet
+# judges them all the same (--allow contended), since a member on half the cores is slower by far
+# more than such a host's noise, and the robust z keeps the noise of the others unflagged.
+# Needs root. Every daemon stops at exit.
 #   tests/slurm_fleet_test.sh READBENCH_BINARY [MEMBERS=5]
 . "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, cli_summary
 
@@ -101,7 +104,7 @@ chmod +x "$WORK/member.sh"
 
 export WORK_DIR="$WORK" READBENCH="$BIN" READBENCH_DIR="$WORK/reports"
 export READBENCH_BACKEND=cpu READBENCH_RUN_ARGS="-L 16384,65536,262144,1048576 --fit-from 0 --budget 0.3"
-export READBENCH_FLEET_ARGS="--min-group 3" READBENCH_LAUNCH="$WORK/member.sh"
+export READBENCH_FLEET_ARGS="--min-group 3 --allow contended" READBENCH_LAUNCH="$WORK/member.sh"
 # --ntasks-per-node: the members, all on this one node.
 job=$(cd "$WORK" && sbatch --parsable --ntasks="$MEMBERS" --ntasks-per-node="$MEMBERS" \
   --overcommit "$SCRIPT" 2>&1)
@@ -114,28 +117,16 @@ for _ in $(seq 600); do
 done
 echo "job $job: $state after $(($(date +%s) - started)) s"
 cat "$WORK/readbench-fleet-$job.out" 2>/dev/null | tail -40
-# On a busy host every member's report may come out contended: fleet names them and exits 4,
-# and the verdict cannot be checked here (said, not passed).
-all_contended=$("$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); \
-print(int(not r['devices'] and bool(r['skipped']) and \
-all(s['reason'].startswith('contended') for s in r['skipped'])))" \
-  "$WORK/reports/verdict.json" 2>/dev/null || echo 0)
 # Exit 1 is fleet's answer that a device failed: the job FAILED, with exit code 1:0.
 exit_code=$(scontrol show job "$job" | grep -o ' ExitCode=[0-9:]*' | cut -d= -f2)
-if [ "$state" = COMPLETED ] || { [ "$state" = FAILED ] && [ "$exit_code" = 1:0 ]; } ||
-  { [ "$state" = FAILED ] && [ "$exit_code" = 4:0 ] && [ "$all_contended" = 1 ]; }; then
+if [ "$state" = COMPLETED ] || { [ "$state" = FAILED ] && [ "$exit_code" = 1:0 ]; }; then
   pass "job ran to the end ($state, exit $exit_code: fleet's verdict)"
 else
   fail "job state" "$state exit $exit_code"
 fi
 n=$(ls "$WORK/reports"/member*.json 2>/dev/null | wc -l)
 [ "$n" -eq "$MEMBERS" ] && pass "one report a member ($n)" || fail "reports" "$n of $MEMBERS"
-if [ "$all_contended" = 1 ]; then
-  skip "member0 flagged" "every member's report was contended (a busy host): nothing to judge"
-else
 expect_json "member0 (one CPU) flagged, the others ok" "$WORK/reports/verdict.json" \
-  "[d['host'] for d in r['devices'] if d['verdict'] in ('warn','fail')] and \
-   all(d['host'] == 'member0' for d in r['devices'] if d['verdict'] in ('warn','fail'))"
-fi
+  "[d['host'] for d in r['devices'] if d['verdict'] in ('warn','fail')] == ['member0']"
 [ -s "$WORK/reports/readbench.prom" ] && pass "metrics written" || fail "metrics" "none"
 cli_summary

@@ -205,6 +205,24 @@ TEST_CASE("failed, contended, incomplete and duplicate reports are named, not ju
   CHECK(md.find("busy.json: contended") != std::string::npos);
 }
 
+TEST_CASE("with contended reports allowed, a contended device is judged and says so") {
+  std::vector<Report> reports = fleet_of(5);
+  Report slow = host("busy", 1.5e-9);
+  slow.quality = QualityVerdict::contended;
+  slow.quality_reasons = {"run queue wait 12%"};
+  reports.push_back(slow);
+  FleetOptions o;
+  o.judge_contended = true;
+  const FleetJudgement j = judge_fleet(reports, {}, std::nullopt, o);
+  CHECK(j.skipped.empty());
+  REQUIRE(j.devices.size() == 6);
+  const FleetDevice& d = device(j, "busy");
+  CHECK(d.verdict == FleetVerdict::fail);
+  CHECK(d.reason.find("judged as asked though its run was contended: run queue wait 12%") !=
+        std::string::npos);
+  CHECK(device(j, "node1").reason.find("contended") == std::string::npos);
+}
+
 TEST_CASE("the JSON verdict carries every device, the groups and the skipped") {
   std::vector<Report> reports = fleet_of(6);
   reports[0] = host("slow", 1.1e-9);

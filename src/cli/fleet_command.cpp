@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "cli/read_report.hpp"
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 #include "report/atomic_write.hpp"
 #include "report/distinct_files.hpp"
 #include "report/fleet.hpp"
@@ -30,6 +31,7 @@ struct FleetCommandOptions {
   std::string output = "-";
   std::string json;
   std::string openmetrics;
+  std::string allow;
   FleetOptions rule;
 };
 
@@ -53,7 +55,10 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
   return files;
 }
 
-int run(const FleetCommandOptions& o) {
+int run(FleetCommandOptions o) {
+  if (!o.allow.empty() && o.allow != "contended")
+    throw InputError("--allow takes contended, got '" + printable(o.allow) + "'");
+  if (!o.allow.empty()) o.rule.judge_contended = true;
   if (!(o.rule.fail >= o.rule.warn))
     throw InputError("--fail " + std::to_string(o.rule.fail) + " is below --warn " +
                      std::to_string(o.rule.warn) +
@@ -128,6 +133,10 @@ void setup_fleet_command(CLI::App& app, int& exit_code) {
                   "Fewer matching devices than this are judged against --reference instead")
       ->check(integer_in(1, 1000000))
       ->capture_default_str();
+  sub->add_option("--allow", o->allow,
+                  "contended: judge the reports of contended runs too (each device's reason says "
+                  "so); by default they are named and left out")
+      ->type_name("contended");
   sub->add_option("--reference", o->reference,
                   "A report whose matching results judge groups smaller than --min-group");
   sub->add_option("-o,--output", o->output, "Write the Markdown table to FILE (- for stdout)")

@@ -194,9 +194,15 @@ class Driver {
   }
 
   void start_arms() {
-    // One at a time: only one arm works at any moment, setup included.
-    start_arm(base_, "base", c_.base);
-    start_arm(head_, "head", c_.head);
+    // One at a time: only one arm works at any moment, setup included. Which starts first is
+    // drawn: the arm that takes its memory first may get other pages than the second.
+    if (std::bernoulli_distribution(0.5)(rng_)) {
+      start_arm(base_, "base", c_.base);
+      start_arm(head_, "head", c_.head);
+    } else {
+      start_arm(head_, "head", c_.head);
+      start_arm(base_, "base", c_.base);
+    }
     host_available_ = double(host_memory_available_bytes());
     for (std::size_t i = 0; i < c_.base.paths.size(); ++i) {
       AbPairing p;
@@ -245,7 +251,11 @@ class Driver {
   }
 
   void prepare(std::int64_t length) {
-    for (bool base : {true, false}) {
+    // Which arm builds its workload first is drawn at each length, for the same reason as the
+    // start order: an order effect becomes one offset per length, which the comparison's
+    // spread between lengths (paired.hpp) carries, instead of one bias for every length.
+    const bool base_first = std::bernoulli_distribution(0.5)(rng_);
+    for (bool base : {base_first, !base_first}) {
       say("preparing L=" + std::to_string(length) + " in the " + (base ? "base" : "head") + " arm");
       const json reply = arm(base).process->ask({{"op", "prepare"}, {"length", length}}, kPrepareTimeout);
       for (const json& p : reply.at("paths")) {

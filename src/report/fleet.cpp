@@ -118,6 +118,7 @@ void judge(FleetDevice& d, const std::optional<Basis>& marginal,
   d.verdict = v;
   d.reason =
       v == FleetVerdict::ok ? "within " + fixed(100 * o.warn, 1) + "% of the " + d.basis : reason;
+  if (!d.contended.empty()) d.reason += " (judged as asked though its run was " + d.contended + ")";
 }
 
 FleetKey key_of(const Report& r, const ReportResult& res) {
@@ -214,11 +215,15 @@ FleetJudgement judge_fleet(const std::vector<Report>& reports, std::vector<Fleet
       j.skipped.push_back({r.source, "", r.incompleteness()});
       continue;
     }
+    std::string contended;
     if (r.quality == QualityVerdict::contended) {
-      std::string why = "contended";
-      for (const std::string& q : r.quality_reasons) why += (why == "contended" ? ": " : "; ") + q;
-      j.skipped.push_back({r.source, "", why});
-      continue;
+      contended = "contended";
+      for (const std::string& q : r.quality_reasons)
+        contended += (contended == "contended" ? ": " : "; ") + q;
+      if (!o.judge_contended) {
+        j.skipped.push_back({r.source, "", contended});
+        continue;
+      }
     }
     if (r.results.empty()) j.skipped.push_back({r.source, "", "no results"});
     for (const ReportResult& res : r.results) {
@@ -245,6 +250,7 @@ FleetJudgement judge_fleet(const std::vector<Report>& reports, std::vector<Fleet
       d.path = res.path;
       d.key = key_of(r, res);
       d.shape = r.shape;
+      d.contended = contended;
       d.marginal_s = res.fit->affine.marginal_s;
       d.fixed_s = res.fit->affine.fixed_s;
       d.exponent = res.fit->power.exponent;

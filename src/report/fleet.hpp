@@ -18,6 +18,9 @@ struct FleetOptions {
   double fail = 0.06;   // ... and beyond which it fails
   double z = 3.5;       // the robust z a deviation must also pass, in groups of min_group or more
   int min_group = 5;    // fewer devices than this: judged against the reference
+  // Judge contended reports too (--allow contended), each device's reason saying so: for a
+  // slowdown far beyond a shared host's noise, as a test on a busy machine has.
+  bool judge_contended = false;
 };
 
 // The statistics, closed-form: the median of `v` (the mean of the middle two for an even
@@ -55,6 +58,7 @@ struct FleetDevice {
   FleetVerdict verdict = FleetVerdict::unjudged;
   std::string reason;
   std::string basis;  // "median of 12" or "reference FILE"
+  std::string contended;  // why its report was contended, where it was judged all the same
   std::size_t group = 0;
 };
 
