@@ -115,6 +115,9 @@ TEST_CASE("a deviation inside the group's own spread is not flagged, however lar
   const FleetJudgement j = judge_fleet(reports, {}, std::nullopt, {});
   CHECK(device(j, "n5").verdict == FleetVerdict::ok);
   CHECK(device(j, "n5").marginal.z.value() < 3.5);
+  // Its reason says the deviation and why it is not flagged, not "within 2.5%".
+  CHECK(device(j, "n5").reason.find("marginal cost +3.6% (z +0.") == 0);  // median 1.0375
+  CHECK(device(j, "n5").reason.find("within the group's own spread") != std::string::npos);
 }
 
 TEST_CASE("a lower read ceiling fails a device whose marginal cost is in line") {

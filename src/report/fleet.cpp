@@ -53,9 +53,10 @@ int severity(FleetVerdict v) {
 
 // Judges one figure against its basis; `lower_is_bad` judges one side only (a higher read
 // ceiling is no fault), otherwise both (a device much faster than its peers is no peer either).
-// Appends to `reason` when the figure passes a threshold.
+// Appends to `reason` when the figure passes a threshold, and to `spread` when it passes a band
+// but not the z (a deviation the group's own spread explains).
 FleetVerdict judge_figure(const FleetFigure& f, const char* name, bool lower_is_bad,
-                          const FleetOptions& o, std::string& reason) {
+                          const FleetOptions& o, std::string& reason, std::string& spread) {
   if (!f.deviation) return FleetVerdict::ok;
   const double d = *f.deviation;
   const double size = lower_is_bad ? -d : std::abs(d);
@@ -69,6 +70,9 @@ FleetVerdict judge_figure(const FleetFigure& f, const char* name, bool lower_is_
   if (v != FleetVerdict::ok)
     reason += std::string(reason.empty() ? "" : "; ") + name + " " + percent(d) +
               (f.z ? " (z " + z_text(*f.z) + ")" : "");
+  else if (size > o.warn && f.z)
+    spread += std::string(spread.empty() ? "" : "; ") + name + " " + percent(d) + " (z " +
+              z_text(*f.z) + ")";
   return v;
 }
 
@@ -109,15 +113,17 @@ void judge(FleetDevice& d, const std::optional<Basis>& marginal,
   if (marginal) d.marginal = against(d.marginal_s, marginal->median, marginal->mad);
   if (ceiling) d.ceiling = against(d.ceiling_gbps, ceiling->median, ceiling->mad);
   if (fraction) d.ceiling_fraction = against(d.fraction, fraction->median, fraction->mad);
-  std::string reason;
+  std::string reason, spread;
   const FleetVerdict v =
-      std::max({judge_figure(d.marginal, "marginal cost", false, o, reason),
-                judge_figure(d.ceiling, "read ceiling", true, o, reason),
-                judge_figure(d.ceiling_fraction, "fraction of ceiling", true, o, reason)},
+      std::max({judge_figure(d.marginal, "marginal cost", false, o, reason, spread),
+                judge_figure(d.ceiling, "read ceiling", true, o, reason, spread),
+                judge_figure(d.ceiling_fraction, "fraction of ceiling", true, o, reason, spread)},
                [](FleetVerdict a, FleetVerdict b) { return severity(a) < severity(b); });
   d.verdict = v;
-  d.reason =
-      v == FleetVerdict::ok ? "within " + fixed(100 * o.warn, 1) + "% of the " + d.basis : reason;
+  d.reason = v != FleetVerdict::ok ? reason
+             : spread.empty()      ? "within " + fixed(100 * o.warn, 1) + "% of the " + d.basis
+                                   : spread + ": within the group's own spread (|z| up to " +
+                                    fixed(o.z, 1) + ")";
   if (!d.contended.empty()) d.reason += " (judged as asked though its run was " + d.contended + ")";
 }
 
