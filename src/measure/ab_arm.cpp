@@ -60,7 +60,7 @@ ArmProcess::ArmProcess(std::string role, std::string binary)
     // Both arms at the same virtual addresses: with the layout randomized, each worker's
     // buffers meet the caches' sets and the predictors' tables at offsets of their own, and an
     // A/A of one build read up to 10% apart at a length, a difference pairing cannot cancel
-    // (docs/gate.md). Where the kernel or a sandbox refuses, the worker says so at setup.
+    // (docs/gate.md). The same build then lays out alike in both arms; two builds still differ. Where the kernel or a sandbox refuses, the worker says so at setup.
     if (const int current = ::personality(0xffffffff); current != -1)
       ::personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE);
     const char* argv[] = {binary_.c_str(), "ab-worker", nullptr};
