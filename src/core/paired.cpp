@@ -121,6 +121,8 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
   PairedComparison out;
   out.fit_from = fit_from;
   std::vector<std::vector<double>> log_ratios;  // per length, per pair
+  // Per length: the mean log-ratio and that mean's variance (from its pairs' spread).
+  std::vector<double> mean_log, mean_variance;
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     const PairedLength& pl = lengths[k];
     const std::string at = "L=" + std::to_string(pl.length);
@@ -144,10 +146,13 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
     lr.pairs = int(r.size());
     const double m = mean_of(r);
     lr.ratio = std::exp(m);
+    mean_log.push_back(m);
+    double ss = 0;
+    for (double x : r) ss += (x - m) * (x - m);
+    // A length of one pair has no noise estimate: none is claimed for it (no CI).
+    mean_variance.push_back(lr.pairs > 1 ? ss / double(lr.pairs - 1) / double(lr.pairs) : 0.0);
     if (lr.pairs >= kMinPairs) {
-      double ss = 0;
-      for (double x : r) ss += (x - m) * (x - m);
-      const double se = std::sqrt(ss / double(lr.pairs - 1) / double(lr.pairs));
+      const double se = std::sqrt(mean_variance.back());
       const double t = student_t95(lr.pairs - 1);
       lr.ci95 = Interval{std::exp(m - t * se), std::exp(m + t * se)};
     }
@@ -174,13 +179,8 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
   }
   std::vector<double> means, variances;
   for (std::size_t k : in_region) {
-    const std::vector<double>& r = log_ratios[k];
-    const double m = mean_of(r);
-    means.push_back(m);
-    double ss = 0;
-    for (double x : r) ss += (x - m) * (x - m);
-    // A length of one pair has no noise estimate: none is claimed for it (no CI below).
-    variances.push_back(r.size() > 1 ? ss / double(r.size() - 1) / double(r.size()) : 0.0);
+    means.push_back(mean_log[k]);
+    variances.push_back(mean_variance[k]);
   }
   double tau = std::sqrt(between_lengths_variance(region.log_length, means, variances));
   if (tau < 1e-6) tau = 0;  // rounding of equal means, not an offset (1e-6 is 0.0001%)
