@@ -3,6 +3,8 @@
 #include <atomic>
 #include <csignal>
 
+#include "core/names.hpp"
+
 namespace readbench {
 
 namespace {
@@ -11,11 +13,8 @@ namespace {
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
-struct Named {
-  int number;
-  const char* name;
-};
-constexpr Named kNames[] = {{SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"}};
+constexpr Named<int> kSignalNames[] = {
+    {SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"}};
 
 }  // namespace
 
@@ -36,14 +35,14 @@ void clear_interrupt() {
 }
 
 std::string signal_name(int signal) {
-  for (const Named& n : kNames)
-    if (n.number == signal) return n.name;
+  for (const Named<int>& n : kSignalNames)
+    if (n.value == signal) return std::string(n.name);
   return "signal " + std::to_string(signal);
 }
 
 int signal_number(const std::string& name) {
-  for (const Named& n : kNames)
-    if (name == n.name) return n.number;
+  for (const Named<int>& n : kSignalNames)
+    if (name == n.name) return n.value;
   return 0;
 }
 

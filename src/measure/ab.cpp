@@ -8,6 +8,7 @@
 #include <random>
 #include <tuple>
 
+#include "core/elapsed.hpp"
 #include "core/errors.hpp"
 #include "core/host_workload.hpp"
 #include "core/interrupt.hpp"
@@ -72,16 +73,9 @@ void validate(const AbConfig& c) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string fmt(double v) {
-  return strprintf("%.3g", v);
-}
 
 std::string gib(double bytes) {
-  return fmt(bytes / double(1ll << 30)) + " GiB";
+  return three_digits(bytes / double(1ll << 30)) + " GiB";
 }
 
 // Setup and prepare build and verify workloads; a slice is tens of milliseconds. Both get room
@@ -124,7 +118,7 @@ class Driver {
       r_.signal = e.signal();
       r_.stop_reason = "stopped by " + signal_name(e.signal());
     }
-    r_.seconds = since(start);
+    r_.seconds = seconds_since(start);
     build_runs();
     compare_pairings(r_);
     return std::move(r_);
@@ -176,10 +170,11 @@ class Driver {
           pr.checks.push_back(check);
           if (check.passed || pr.status == Status::failed) continue;
           pr.status = Status::failed;
-          pr.reason = !check.failure.empty()
-                          ? "its call failed at L=" + std::to_string(check.length) + ": " + check.failure
-                          : "verification failed at L=" + std::to_string(check.length) + ": error " +
-                                fmt(check.error) + " > tolerance " + fmt(check.tolerance);
+          pr.reason =
+              !check.failure.empty()
+                  ? "its call failed at L=" + std::to_string(check.length) + ": " + check.failure
+                  : "verification failed at L=" + std::to_string(check.length) + ": error " +
+                        three_digits(check.error) + " > tolerance " + three_digits(check.tolerance);
         }
       }
     } catch (const json::exception& e) {
@@ -307,7 +302,7 @@ class Driver {
     for (std::size_t i = 0; i < times.size(); ++i) {
       if (!std::isfinite(times[i]) || times[i] <= 0)
         throw InputError("the " + std::string(base ? "base" : "head") + " arm sent a time of " +
-                         fmt(times[i]) + " s");
+                         three_digits(times[i]) + " s");
       pt.samples.push_back(times[i]);
       if (disturbed[i] != 0) {
         ++pt.disturbed;
@@ -385,7 +380,8 @@ class Driver {
           r_.grid_reason = "L=" + std::to_string(len) + " is past --max-length " + std::to_string(s.max_length);
           break;
         }
-        if (r_.lengths.size() >= 2 && since(start) + kAutoLengthFactor * last_length_s > kAbGrowthShare * budget) {
+        if (r_.lengths.size() >= 2 &&
+            seconds_since(start) + kAutoLengthFactor * last_length_s > kAbGrowthShare * budget) {
           r_.grid_stop = GridStop::sweep_budget;
           r_.grid_reason = "L=" + std::to_string(len) + " would take the grid past its share of --sweep-budget";
           break;
@@ -402,7 +398,7 @@ class Driver {
         for (int b = 0; b < kAbGrowthBlocks; ++b)
           for (AbPairing& p : r_.pairings)
             if (p.status == Status::ok) block(p, len);
-        last_length_s = since(length_start);
+        last_length_s = seconds_since(length_start);
         if (!any_active()) break;
         const bool all_reached = std::all_of(r_.pairings.begin(), r_.pairings.end(), [&](const AbPairing& p) {
           if (p.status != Status::ok) return true;
@@ -424,9 +420,9 @@ class Driver {
         r_.stop_reason = std::to_string(kAbMaxRounds) + " rounds taken";
         break;
       }
-      if (r_.rounds > 0 && since(start) + last_round_s > budget) {
-        r_.stop_reason = "--sweep-budget " + fmt(budget) + " s spent after " + std::to_string(r_.rounds) +
-                         " rounds";
+      if (r_.rounds > 0 && seconds_since(start) + last_round_s > budget) {
+        r_.stop_reason = "--sweep-budget " + three_digits(budget) + " s spent after " +
+                         std::to_string(r_.rounds) + " rounds";
         break;
       }
       const auto round_start = Clock::now();
@@ -436,7 +432,7 @@ class Driver {
         for (AbPairing& p : r_.pairings)
           if (p.status == Status::ok) block(p, len);
       ++r_.rounds;
-      last_round_s = since(round_start);
+      last_round_s = seconds_since(round_start);
       if (r_.rounds < kAbMinRounds) continue;
       compare_pairings(r_);
       const bool decided = std::all_of(r_.pairings.begin(), r_.pairings.end(), [](const AbPairing& p) {
@@ -475,8 +471,9 @@ class Driver {
       if (!b.ceilings_after.empty()) {
         const double before = b.ceilings_before.front().read_gbps, after = b.ceilings_after.back().read_gbps;
         if (std::abs(after - before) > kCeilingMoveTolerance * std::max(before, after))
-          run.quality.reasons.push_back(b.name + " read ceiling moved from " + fmt(before) +
-                                        " GB/s before the comparison to " + fmt(after) + " GB/s after it");
+          run.quality.reasons.push_back(b.name + " read ceiling moved from " +
+                                        three_digits(before) + " GB/s before the comparison to " +
+                                        three_digits(after) + " GB/s after it");
       }
       for (const std::string& seen : b.device_conditions) run.quality.reasons.push_back(b.name + ": " + seen);
       run.quality.contended = !run.quality.reasons.empty();

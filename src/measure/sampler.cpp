@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/elapsed.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 
@@ -12,9 +13,6 @@ namespace readbench {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 // The summary over every round's samples. Too few clean samples to stand alone: the disturbed
 // ones are kept too, so the point is not empty, and the point says so.
 void summarize_rounds(Measurement& m, int floor_samples) {
@@ -46,10 +44,10 @@ void validate(const SamplingPolicy& p) {
 double warm_up(Backend& backend, Path path, const SamplingPolicy& policy) {
   const auto start = Clock::now();
   double call_s = 1e30;
-  for (int i = 0; i < 3 || since(start) < policy.warmup_s; ++i) {
+  for (int i = 0; i < 3 || seconds_since(start) < policy.warmup_s; ++i) {
     throw_if_interrupted();
     call_s = std::min(call_s, backend.time_calls(path, 1, CacheState::hot));
-    if (since(start) > policy.budget_s / 4) break;
+    if (seconds_since(start) > policy.budget_s / 4) break;
   }
   return call_s;
 }
@@ -84,7 +82,8 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
     const int n = int(samples.size());
     // The noise is re-estimated as the count grows by a tenth, not after every sample, so
     // the rule stays cheap with thousands of samples.
-    if (n >= policy.min_samples && n >= next_check && since(sampling_start) >= policy.min_time_s) {
+    if (n >= policy.min_samples && n >= next_check &&
+        seconds_since(sampling_start) >= policy.min_time_s) {
       next_check = n + std::max(1, n / 10);
       if (summarize(samples).noise <= policy.noise_target) {
         m.converged = true;
@@ -92,11 +91,12 @@ Measurement measure_point(Backend& backend, Path path, const SamplingPolicy& pol
       }
     }
     // Disturbed samples count toward the floor too, so a busy machine cannot stretch the budget.
-    if (n + int(disturbed.size()) >= floor_samples && since(start) >= policy.budget_s) break;
+    if (n + int(disturbed.size()) >= floor_samples && seconds_since(start) >= policy.budget_s)
+      break;
   }
   // A signal during the last sample may have cut its cache flush short (stream_bandwidth.cpp).
   throw_if_interrupted();
-  m.first_round_s = since(sampling_start);
+  m.first_round_s = seconds_since(sampling_start);
   m.clean_samples = std::move(samples);
   m.disturbed_samples = std::move(disturbed);
   summarize_rounds(m, floor_samples);
@@ -107,14 +107,14 @@ void sample_again(Backend& backend, Path path, const SamplingPolicy& policy, dou
                   Measurement& m) {
   const auto start = Clock::now();
   int clean = 0;
-  while (clean < 1 || since(start) < slice_s) {
+  while (clean < 1 || seconds_since(start) < slice_s) {
     throw_if_interrupted();
     const double s =
         backend.time_calls(path, m.calls_per_sample, policy.cache) / m.calls_per_sample;
     const bool disturbed = backend.last_sample_disturbed();
     (disturbed ? m.disturbed_samples : m.clean_samples).push_back(s);
     clean += disturbed ? 0 : 1;
-    if (since(start) >= 2 * slice_s) break;  // a busy machine does not stretch the round
+    if (seconds_since(start) >= 2 * slice_s) break;  // a busy machine does not stretch the round
   }
   throw_if_interrupted();
   if (clean > 0) ++m.rounds;  // a round that kept nothing does not count

@@ -16,6 +16,7 @@
 #include <omp.h>
 
 #include "backends/registry.hpp"
+#include "core/elapsed.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/strprintf.hpp"
@@ -49,14 +50,7 @@ int cold_replicas(const Workload& w, std::int64_t cache_bytes, double resolution
 
 namespace {
 
-std::string fmt(double v) {
-  return strprintf("%.3g", v);
-}
-
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 Bandwidths best_of(const std::vector<Bandwidths>& runs) {
   Bandwidths best;
@@ -94,8 +88,8 @@ Quality judge_quality(const RunResult& run) {
     const double before = best_of(b.ceilings_before).read_gbps;
     const double after = best_of(b.ceilings_after).read_gbps;
     if (std::abs(after - before) > kCeilingMoveTolerance * std::max(before, after))
-      q.reasons.push_back(b.name + " read ceiling moved from " + fmt(before) +
-                          " GB/s before the sweep to " + fmt(after) + " GB/s after it");
+      q.reasons.push_back(b.name + " read ceiling moved from " + three_digits(before) +
+                          " GB/s before the sweep to " + three_digits(after) + " GB/s after it");
     for (const std::string& seen : b.device_conditions) q.reasons.push_back(b.name + ": " + seen);
   }
   for (const PathResult& r : run.results) {
@@ -139,7 +133,7 @@ bool reached(const PathResult& r, const SweepConfig& c, const BackendResult& inf
 }
 
 std::string bytes_text(double bytes) {
-  return fmt(bytes / double(1ll << 30)) + " GiB";
+  return three_digits(bytes / double(1ll << 30)) + " GiB";
 }
 
 // The auto grid's bounds, checked before a length is prepared: nothing is allocated past them.
@@ -156,18 +150,19 @@ struct GridBounds {
     if (w.length > c.max_length)
       return std::pair{GridStop::max_length,
                        at + " is past --max-length " + std::to_string(c.max_length)};
-    const double spent = since(backend_start);
+    const double spent = seconds_since(backend_start);
     // Time grows at most linearly with the length: a x4 step takes at most 4x the last.
     const double next = kAutoLengthFactor * last_length_s;
     if (spent + next > c.sweep_budget_s)
       return std::pair{GridStop::sweep_budget,
                        // Before the first length there is no estimate, only what the ceilings took.
                        last_length_s > 0
-                           ? at + " would take about " + fmt(next) + " s more after " + fmt(spent) +
-                                 " s, past --sweep-budget " + fmt(c.sweep_budget_s) + " s"
-                           : at + " was not started: " + fmt(spent) +
+                           ? at + " would take about " + three_digits(next) + " s more after " +
+                                 three_digits(spent) + " s, past --sweep-budget " +
+                                 three_digits(c.sweep_budget_s) + " s"
+                           : at + " was not started: " + three_digits(spent) +
                                  " s were spent before the first length, past --sweep-budget " +
-                                 fmt(c.sweep_budget_s) + " s"};
+                                 three_digits(c.sweep_budget_s) + " s"};
     return memory_stop(backend, w);
   }
 
@@ -316,7 +311,7 @@ void sample_rounds(Backend& backend, const SweepConfig& c, BackendResult& info,
       for (const auto& [r, i] : steps[k].points)
         round_s += slice_s(r->points[i].measurement, c, rounds);
     }
-    if (c.auto_lengths && since(backend_start) + round_s > c.sweep_budget_s) {
+    if (c.auto_lengths && seconds_since(backend_start) + round_s > c.sweep_budget_s) {
       say("sampling round " + std::to_string(round) + " would end past --sweep-budget: not taken");
       break;
     }
@@ -409,7 +404,8 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       r.reason = !check.failure.empty()
                      ? "its call failed at L=" + std::to_string(w.length) + ": " + check.failure
                      : "verification failed at L=" + std::to_string(w.length) + ": error " +
-                           fmt(check.error) + " > tolerance " + fmt(check.tolerance);
+                           three_digits(check.error) + " > tolerance " +
+                           three_digits(check.tolerance);
     }
   }
 
@@ -460,7 +456,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       const auto length_start = Clock::now();
       backend.release();  // the next length is built in its place
       backend.prepare(make_host_workload(tw));
-      GridStep grid_step{tw, since(length_start), {}};
+      GridStep grid_step{tw, seconds_since(length_start), {}};
       for (PathResult* r : due) {
         throw_if_interrupted();
         say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
@@ -472,7 +468,7 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
       }
       std::erase_if(active, [](PathResult* r) { return r->status != Status::ok; });
       std::erase_if(due, [](PathResult* r) { return r->status != Status::ok; });
-      last_length_s = since(length_start);
+      last_length_s = seconds_since(length_start);
       grid_step.workload = tw;  // with the replicas a cold batch may have added
       for (PathResult* r : due) grid_step.points.push_back({r, r->points.size() - 1});
       steps.push_back(std::move(grid_step));
@@ -566,7 +562,7 @@ void validate(const SweepConfig& c) {
                      " with --lengths auto, got " + std::to_string(c.max_length));
   if (!std::isfinite(c.sweep_budget_s) || c.sweep_budget_s <= 0)
     throw InputError("--sweep-budget must be a finite number of seconds > 0, got " +
-                     fmt(c.sweep_budget_s));
+                     three_digits(c.sweep_budget_s));
   if (c.rounds && (*c.rounds < 1 || *c.rounds > kMaxRounds))
     throw InputError("--rounds must be auto or between 1 and " + std::to_string(kMaxRounds) +
                      ", got " + std::to_string(*c.rounds));

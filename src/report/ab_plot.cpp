@@ -12,8 +12,9 @@ namespace readbench {
 
 namespace {
 
-constexpr double kLeft = 80, kTop = 40, kW = 560, kH = 220;
-constexpr const char* kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"};
+constexpr double kPanelLeft = 80, kPanelTop = 40, kPanelW = 560, kPanelH = 220;
+constexpr const char* kPairColours[] = {"#0072B2", "#D55E00", "#009E73",
+                                        "#CC79A7", "#E69F00", "#56B4E9"};
 
 // The arms' plot without its XML declaration, and its size.
 struct Panel {
@@ -67,43 +68,56 @@ std::string plot_ab_svg(const AbReport& r) {
   const double pad = 0.08 * (hi - lo + 1e-3);
   lo -= pad;
   hi += pad;
-  const double top = arms.height + kTop;
-  const auto x = [&](double len) { return kLeft + std::log(len / lo_len) / std::log(hi_len / lo_len) * kW; };
-  const auto y = [&](double v) { return top + (hi - v) / (hi - lo) * kH; };
-  const double width = std::max(arms.width, kLeft + kW + 200);
-  const double height = top + kH + 40 + 18.0 * double(ab.pairings.size());
+  const double top = arms.height + kPanelTop;
+  const auto x = [&](double len) {
+    return kPanelLeft + std::log(len / lo_len) / std::log(hi_len / lo_len) * kPanelW;
+  };
+  const auto y = [&](double v) { return top + (hi - v) / (hi - lo) * kPanelH; };
+  const double width = std::max(arms.width, kPanelLeft + kPanelW + 200);
+  const double height = top + kPanelH + 40 + 18.0 * double(ab.pairings.size());
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << strprintf("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-                 "font-family=\"sans-serif\" font-size=\"12\">\n",
-                 width, height, width, height)
+    << strprintf(
+           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 "
+           "%.0f %.0f\" "
+           "font-family=\"sans-serif\" font-size=\"12\">\n",
+           width, height, width, height)
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     << arms.svg << "\n"
-    << strprintf("<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">head / base, pair by pair "
-                 "(95%% CI band): %s</text>\n",
-                 top - 14, svg_escaped(std::string(to_string(ab.verdict()))).c_str())
-    << strprintf("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
-                 kLeft, top, kW, kH);
+    << strprintf(
+           "<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">head / base, pair by "
+           "pair "
+           "(95%% CI band): %s</text>\n",
+           top - 14, svg_escaped(std::string(to_string(ab.verdict()))).c_str())
+    << strprintf(
+           "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+           "stroke=\"#333\"/>\n",
+           kPanelLeft, top, kPanelW, kPanelH);
   // Five labelled ticks; the line of equality and the cost bound named at their right ends.
   for (int i = 0; i <= 4; ++i) {
     const double v = lo + (hi - lo) * i / 4;
-    o << strprintf("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3f</text>\n",
-                   kLeft - 4, kLeft, y(v), y(v), kLeft - 6, y(v) + 4, v);
+    o << strprintf(
+        "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
+        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3f</text>\n",
+        kPanelLeft - 4, kPanelLeft, y(v), y(v), kPanelLeft - 6, y(v) + 4, v);
   }
   for (const double v : {1.0, ab.config.thresholds.max_cost_ratio})
-    o << strprintf("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"4 3\"/>\n"
-                   "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n",
-                   kLeft, kLeft + kW, y(v), y(v), v == 1.0 ? "#888" : "#c00", kLeft + kW + 6,
-                   y(v) + (v == 1.0 ? 12 : -2), v == 1.0 ? "#555" : "#c00",
-                   v == 1.0 ? "equal" : strprintf("cost bound %.3g", v).c_str());
+    o << strprintf(
+        "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"4 "
+        "3\"/>\n"
+        "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n",
+        kPanelLeft, kPanelLeft + kPanelW, y(v), y(v), v == 1.0 ? "#888" : "#c00",
+        kPanelLeft + kPanelW + 6, y(v) + (v == 1.0 ? 12 : -2), v == 1.0 ? "#555" : "#c00",
+        v == 1.0 ? "equal" : strprintf("cost bound %.3g", v).c_str());
   for (double len = lo_len; len <= hi_len * 1.0001; len *= 4)
-    o << strprintf("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n", x(len), top + kH + 16, len);
-  o << strprintf("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">history length L (tokens)</text>\n",
-                 kLeft + kW / 2, top + kH + 32);
+    o << strprintf("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n", x(len),
+                   top + kPanelH + 16, len);
+  o << strprintf(
+      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">history length L (tokens)</text>\n",
+      kPanelLeft + kPanelW / 2, top + kPanelH + 32);
   for (std::size_t i = 0; i < ab.pairings.size(); ++i) {
     const AbPairing& p = ab.pairings[i];
-    const char* colour = kColours[i % std::size(kColours)];
+    const char* colour = kPairColours[i % std::size(kPairColours)];
     if (p.comparison) {
       const auto& ls = p.comparison->lengths;
       std::string band, line;
@@ -118,16 +132,21 @@ std::string plot_ab_svg(const AbReport& r) {
       for (const LengthRatio& lr : ls)
         o << strprintf("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x(double(lr.length)),
                        y(lr.ratio), colour);
-      o << strprintf("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" stroke-dasharray=\"2 2\"/>\n",
-                     x(std::max(lo_len, p.comparison->fit_from)), x(std::max(lo_len, p.comparison->fit_from)), top, top + kH);
+      o << strprintf(
+          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" "
+          "stroke-dasharray=\"2 2\"/>\n",
+          x(std::max(lo_len, p.comparison->fit_from)), x(std::max(lo_len, p.comparison->fit_from)),
+          top, top + kPanelH);
     }
     std::string label = p.name() + ": ";
     if (p.comparison && p.comparison->delta_p && p.comparison->cost_ratio)
       label += strprintf("delta p %+.3f, cost ratio %.3f, ", *p.comparison->delta_p, *p.comparison->cost_ratio);
     label += p.comparison ? std::string(to_string(p.comparison->verdict)) : "not compared: " + p.reason;
-    o << strprintf("<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"4\" fill=\"%s\"/>\n", kLeft, top + kH + 44 + 18.0 * double(i), colour)
-      << strprintf("<text x=\"%.1f\" y=\"%.1f\">", kLeft + 18, top + kH + 50 + 18.0 * double(i)) << svg_escaped(label)
-      << "</text>\n";
+    o << strprintf("<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"4\" fill=\"%s\"/>\n",
+                   kPanelLeft, top + kPanelH + 44 + 18.0 * double(i), colour)
+      << strprintf("<text x=\"%.1f\" y=\"%.1f\">", kPanelLeft + 18,
+                   top + kPanelH + 50 + 18.0 * double(i))
+      << svg_escaped(label) << "</text>\n";
   }
   o << "</svg>\n";
   return o.str();

@@ -1,33 +1,49 @@
 #!/usr/bin/env bash
-# readbench ab on a CUDA machine: the regression fixtures verified (and memcheck'd) on the GPU,
-# then tools/ab_targets.sh's trials. Runs over a carried build: DIR/src/readbench,
-# DIR/tests/plugins/libregress_*_cuda.so, DIR/tests/readbench_gpu_tests, DIR/libgomp.so.1.
-# Usage: tools/h200/ab_device.sh DIR OUTDIR PHASE   (PHASE: b1 = checks and B=1 on the auto grid;
-#        b32 = B=32 over 1024..65536); TRIALS (default 10) trials of the A/A and of +3%.
+# readbench ab on a CUDA machine. Runs over a carried build: DIR/src/readbench, DIR/libgomp.so.1,
+# and per phase DIR/tests/readbench_gpu_tests or DIR/tests/plugins/libregress_{same,cost3}_cuda.so
+# (both together pass the device tool's 64 MiB carry: the phases split them).
+# Usage: tools/h200/ab_device.sh DIR OUTDIR PHASE
+#   checks: the GPU tests and racecheck/memcheck over verify (B=36 and B=52 too), then the A/A
+#           (this build in both arms, the default paths) at B=1 on the auto grid and at B=32
+#           over 1024..65536;
+#   cost3:  the fixtures verified and memcheck'd, then +3% marginal cost (regress_cost3 against
+#           regress_same) in the same two settings.
+# TRIALS (default 10) trials of each setting; tools/ab_targets.sh writes each verdict.
 set -u -o pipefail
 dir=$(realpath "$1") out=$2 phase=$3 trials=${TRIALS:-10}
 export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 rb=$dir/src/readbench plugins=$dir/tests/plugins
 log=$out/log.txt
 here=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,power.draw --format=csv >>"$log" 2>&1
-if [ "$phase" = b1 ]; then
-  if [ -x "$dir/tests/readbench_gpu_tests" ]; then
-    timeout 300 "$dir/tests/readbench_gpu_tests" >"$out/gpu_tests.txt" 2>&1
-    echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.txt" | tail -1)" | tee -a "$log"
-  fi
+sanitize() {  # TOOL LABEL verify-args...
+  local tool=$1 label=$2; shift 2
+  timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$rb" verify --backend cuda \
+    "$@" >"$out/$tool-$label.txt" 2>&1
+  echo "$tool $label rc=$? $(grep -E 'ERROR SUMMARY' "$out/$tool-$label.txt" | tail -1)" | tee -a "$log"
+}
+if [ "$phase" = checks ]; then
+  timeout 300 "$dir/tests/readbench_gpu_tests" >"$out/gpu_tests.txt" 2>&1
+  echo "gpu tests rc=$? $(grep -E 'test cases' "$out/gpu_tests.txt" | tail -1)" | tee -a "$log"
+  sanitize racecheck b36 --dtypes bf16 -b 36 --lengths 17,4099
+  sanitize memcheck b52 --dtypes bf16 -b 52 --lengths 17,4099
+  kinds=(aa)
+else
   for v in same cost3; do
     timeout 120 "$rb" verify --backend cuda --plugin "$plugins/libregress_${v}_cuda.so" >>"$log" 2>&1
     echo "verify regress_$v rc=$?" | tee -a "$log"
   done
-  timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$rb" verify --backend cuda \
-    --dtypes bf16 -b 2 --lengths 17,4099 --plugin "$plugins/libregress_cost3_cuda.so" >>"$log" 2>&1
-  echo "memcheck regress_cost3 rc=$?" | tee -a "$log"
-  AB_ARGS="" timeout 420 bash "$here/tools/ab_targets.sh" "$dir" "$out/ab-b1" "$trials" cuda aa cost3 \
-    2>&1 | tail -n 4 | tee -a "$log"
-else
-  AB_ARGS="-b 32 -L 1024:65536:x4" timeout 540 bash "$here/tools/ab_targets.sh" "$dir" "$out/ab-b32" \
-    "$trials" cuda aa cost3 2>&1 | tail -n 4 | tee -a "$log"
+  sanitize memcheck cost3 --dtypes bf16 -b 2 --lengths 17,4099 \
+    --plugin "$plugins/libregress_cost3_cuda.so"
+  kinds=(cost3)
 fi
-cp "$out/ab-$phase/summary.tsv" "$out/summary-$phase.tsv"
-tar -C "$out" -cJf "$out/ab-$phase.tar.xz" "ab-$phase" && rm -rf "${out:?}/ab-$phase"
+AB_ARGS="" timeout 170 bash "$here/tools/ab_targets.sh" "$dir" "$out/b1" "$trials" cuda \
+  "${kinds[@]}" >/dev/null 2>&1
+AB_ARGS="-b 32 -L 1024:65536:x4" timeout 170 bash "$here/tools/ab_targets.sh" "$dir" "$out/b32" \
+  "$trials" cuda "${kinds[@]}" >/dev/null 2>&1
+for s in b1 b32; do
+  [ -f "$out/$s/summary.tsv" ] && cut -f1-5 "$out/$s/summary.tsv" | sed "s/^/$s /" | tee -a "$log"
+  cp "$out/$s/summary.tsv" "$out/summary-$s.tsv" 2>/dev/null
+done
+tar -C "$out" -cJf "$out/ab-$phase.tar.xz" b1 b32 && rm -rf "${out:?}/b1" "${out:?}/b32"
