@@ -210,25 +210,44 @@ fi
 printed_on_stderr "what the plugin printed during verify is on stderr"
 
 # exit(0) or quick_exit(0) from a plugin being timed in readbench's process: exit 5 and one
-# line, never 0; no report, and an earlier one left as it was.
+# line, never 0; what was measured before it written as a partial report (JSON and CSV), marked
+# incomplete with how the plugin ended the run, valid against the schema, refused by check.
 for fault in exit_later quick_exit_later; do
   echo '{"earlier": true}' >"$WORK/$fault.json"
-  run "$BIN" run "${QUICK[@]}" --dtype f32 --plugin "$DIR/libfaulty_$fault.so" --json "$WORK/$fault.json"
+  run "$BIN" run "${QUICK[@]}" --dtype f32 --plugin "$DIR/libfaulty_$fault.so" \
+    --json "$WORK/$fault.json" --csv "$WORK/$fault.csv"
   lines=$(awk 'END { print NR }' "$WORK/err")
-  if [ "$rc" -eq 5 ] && [ "$lines" -eq 1 ] && grep -q "^readbench: a plugin ended the process with" "$WORK/err"; then
-    pass "$fault: exit 5 and one line"
+  if [ "$rc" -eq 5 ] && [ "$lines" -eq 1 ] &&
+    grep -q "^readbench: a plugin ended the process with .*the partial report is in $WORK/$fault.json and $WORK/$fault.csv, marked incomplete; exit status 5$" "$WORK/err"; then
+    pass "$fault: exit 5 and one line naming the partial report"
   else
-    fail "$fault: exit 5 and one line" "exit $rc, $lines lines: $(first_err)"
+    fail "$fault: exit 5 and one line naming the partial report" "exit $rc, $lines lines: $(first_err)"
   fi
-  if [ "$(cat "$WORK/$fault.json")" = '{"earlier": true}' ] && [ ! -s "$WORK/out" ]; then
-    pass "$fault: no report, the earlier one kept, nothing on stdout"
-  else
-    fail "$fault: no report, the earlier one kept, nothing on stdout" "$(head -c 200 "$WORK/out")"
-  fi
+  [ ! -s "$WORK/out" ] && pass "$fault: nothing on stdout" || fail "$fault: nothing on stdout" "$(head -c 200 "$WORK/out")"
+  expect_valid_report "$fault: the partial report is valid" "$fault.json"
+  how=$([ "$fault" = exit_later ] && echo 'exit(0)' || echo 'quick_exit()')
+  expect_json "$fault: the report is marked incomplete, the plugin's exit named, the built-in paths' first points kept" "$fault.json" \
+    "r['complete'] is False and r['plugin_exit'] == '$how' and 'signal' not in r and all(x['points'] for x in r['results'] if not x['path'].startswith('plugin:')) and [x['grid']['stop'] for x in r['results'] if x['path'].startswith('plugin:')] == ['interrupted']"
+  grep -q '^cpu,gather,f32,' "$WORK/$fault.csv" && pass "$fault: the CSV holds the points" ||
+    fail "$fault: the CSV holds the points" "$(head -c 200 "$WORK/$fault.csv")"
+  expect_rc "$fault: check refuses the partial report (exit 4)" 4 \
+    "$BIN" check "$fault.json" --baseline plug.json
+  grep -q "incomplete: a plugin ended the run with $how" "$WORK/err" &&
+    pass "$fault: check says how the run ended" || fail "$fault: check says how the run ended" "$(first_err)"
 done
+run "$BIN" run "${QUICK[@]}" --dtype f32 --plugin "$DIR/libfaulty_exit_later.so"
+if [ "$rc" -eq 5 ] && grep -q "the run did not finish and wrote no report; exit status 5$" "$WORK/err"; then
+  pass "exit(0) while timed, no report asked: exit 5, none written"
+else
+  fail "exit(0) while timed, no report asked: exit 5, none written" "exit $rc: $(first_err)"
+fi
 expect_rc "exit(0) while timed, the report asked on stdout: exit 5" 5 \
   "$BIN" run "${QUICK[@]}" --dtype f32 --plugin "$DIR/libfaulty_exit_later.so" --json -
-[ ! -s "$WORK/out" ] && pass "nothing half-written on stdout" || fail "nothing half-written on stdout" "$(head -c 200 "$WORK/out")"
+if $PY -c "import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if r['plugin_exit'] == 'exit(0)' and not r['complete'] else 1)" "$WORK/out"; then
+  pass "the partial report alone on stdout, marked incomplete"
+else
+  fail "the partial report alone on stdout, marked incomplete" "$(head -c 200 "$WORK/out")"
+fi
 
 # Wrong, crashing and hanging plugins: failed with the reason, never timed, the rest measured.
 F32=(--dtype f32)

@@ -607,6 +607,22 @@ TEST_CASE("a report read back names the GPUs beside the host and uses its statis
   CHECK(rep.find("cpu", "fused")->points[0].seconds == 1.5e-6);
 }
 
+TEST_CASE("a run a plugin's exit ended is written incomplete, with how, and read back so") {
+  RunResult run = synthetic_run();
+  run.plugin_exit = "quick_exit()";
+  const Json j = build_report(run, synthetic_host(), "2026-01-02T03:04:05Z");
+  CHECK(j["complete"] == false);
+  CHECK(j["plugin_exit"] == "quick_exit()");
+  CHECK_FALSE(j.contains("signal"));
+  const Report rep = parse_report(j.dump(), "x");
+  CHECK_FALSE(rep.complete);
+  CHECK(rep.signal.empty());
+  CHECK(rep.incompleteness() == "incomplete: a plugin ended the run with quick_exit()");
+  run.plugin_exit = "exit(-3)";
+  CHECK(parse_report(build_report(run, synthetic_host(), "2026-01-02T03:04:05Z").dump(), "x")
+            .incompleteness() == "incomplete: a plugin ended the run with exit(-3)");
+}
+
 TEST_CASE("a schema version written as 6.0 is version 6, as JSON Schema's integer has it") {
   Json j = synthetic_report();
   j["schema_version"] = double(j["schema_version"].get<int>());
@@ -817,6 +833,19 @@ TEST_CASE("a report's names, counts and sample statistics are checked as they ar
           j["complete"] = false;
           j["signal"] = "SIGFOO";
         }) == "base.json: signal \"SIGFOO\" is not SIGINT, SIGTERM or SIGHUP");
+  // A plugin's exit() ended the run: the report says how, instead of a signal.
+  CHECK(refused([](Json& j) { j["plugin_exit"] = "exit(0)"; }) ==
+        "base.json: plugin_exit is there but the report says it is complete");
+  for (const char* how : {"exit()", "exit(x)", "exit(0", "abort()", "exit(123456789012)"})
+    CHECK(refused([&](Json& j) {
+            j["complete"] = false;
+            j["plugin_exit"] = how;
+          }) == "base.json: plugin_exit " + Json(how).dump() + " is not exit(N) or quick_exit()");
+  CHECK(refused([](Json& j) {
+          j["complete"] = false;
+          j["plugin_exit"] = "exit(0)";
+          j["signal"] = "SIGINT";
+        }) == "base.json: signal is there beside plugin_exit");
   CHECK(refused([](Json& j) { j["config"]["dtype"] = "f64"; }) ==
         "base.json: config.dtype is refused: unknown dtype 'f64' (expected f32, f16 or bf16)");
   CHECK(refused([](Json& j) { j["config"]["cache"] = "warm"; }) ==

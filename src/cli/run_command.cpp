@@ -17,6 +17,7 @@
 #include "measure/backend_choice.hpp"
 #include "measure/plugin_check.hpp"
 #include "measure/sweep.hpp"
+#include "plugins/exit_guard.hpp"
 #include "report/atomic_write.hpp"
 #include "report/csv_report.hpp"
 #include "report/distinct_files.hpp"
@@ -103,6 +104,29 @@ int run(RunOptions& o) {
     progress.show("checking the plugins in a separate process");
     c.plugins_not_called = check_plugins_apart(c, o.plugin_timeout_s);
   }
+  // A plugin's exit() mid-sweep ends the process from within the plugin's call (exit status 5):
+  // what was measured until then is written as a partial report, marked incomplete, the same
+  // way a signal's is.
+  const PluginExitSaver save_partial([&](const std::string& how) -> std::string {
+    std::optional<RunResult> so_far = sweep_so_far();
+    if (!so_far || (o.json_path.empty() && o.csv_path.empty())) return "";
+    so_far->plugin_exit = how;
+    std::string written;
+    for (const auto& [path, content] :
+         {std::pair{o.json_path, o.json_path.empty() ? "" : json_text(build_report(
+                                                                *so_far, describe_host(),
+                                                                utc_timestamp()))},
+          std::pair{o.csv_path, o.csv_path.empty() ? ""
+                                                   : build_csv(*so_far, describe_host().hostname)}}) {
+      if (path.empty()) continue;
+      if (path == "-")
+        write_stdout(content);
+      else
+        write_atomically(path, content);
+      written += (written.empty() ? "" : " and ") + (path == "-" ? "stdout" : path);
+    }
+    return "the partial report is in " + written + ", marked incomplete";
+  });
   const RunResult result = run_sweep(c, [&](std::string_view m) { progress.show(m); });
   progress.done();
 

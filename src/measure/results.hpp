@@ -146,8 +146,11 @@ struct RunResult {
   std::vector<SlowDevice> slow_devices;  // empty unless several devices were swept
   // The signal that stopped the sweep (core/interrupt.hpp), 0 when it ran to the end.
   int signal = 0;
+  // How a plugin ended the process mid-sweep ("exit(0)", "quick_exit()"), empty when none did:
+  // the result is then what the sweep had measured when the plugin's exit came (sweep_so_far).
+  std::string plugin_exit;
   bool all_checks_passed() const;
-  bool complete() const { return signal == 0; }
+  bool complete() const { return signal == 0 && plugin_exit.empty(); }
 };
 
 // gather / fused; throws InputError on a zero or negative time.

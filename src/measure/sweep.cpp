@@ -597,6 +597,39 @@ void validate(const SweepConfig& c) {
 
 namespace {
 
+// The sweep under way, for sweep_so_far: its result so far and, per thread timing a backend,
+// that backend's results so far. Each thread writes only its own entry's referents.
+struct LiveSweep {
+  std::mutex lock;
+  const SweepConfig* config = nullptr;
+  const RunResult* run = nullptr;
+  struct Backend {
+    std::thread::id thread;
+    const RunResult* part;
+    const BackendResult* info;
+    const std::vector<PathResult>* mine;
+  };
+  std::vector<Backend> backends;
+};
+LiveSweep g_live;
+
+// Registers a backend being timed on this thread with g_live while it lives.
+class LiveBackend {
+ public:
+  LiveBackend(const RunResult& part, const BackendResult& info, const std::vector<PathResult>& mine) {
+    const std::lock_guard hold(g_live.lock);
+    g_live.backends.push_back({std::this_thread::get_id(), &part, &info, &mine});
+  }
+  ~LiveBackend() {
+    const std::lock_guard hold(g_live.lock);
+    std::erase_if(g_live.backends, [](const LiveSweep::Backend& b) {
+      return b.thread == std::this_thread::get_id();
+    });
+  }
+  LiveBackend(const LiveBackend&) = delete;
+  LiveBackend& operator=(const LiveBackend&) = delete;
+};
+
 // What one backend (or one that could not run) adds to a run; `part` collects it.
 struct BackendRun {
   const SweepConfig& c;
@@ -632,6 +665,7 @@ struct BackendRun {
     info.gpu = backend.gpu_info();
     info.details = backend.details();
     std::vector<PathResult> mine;
+    const LiveBackend live(part, info, mine);
     try {
       run_backend(backend, c, info, mine, progress, sharing);
       info.device_conditions = backend.device_conditions();
@@ -720,29 +754,10 @@ std::vector<SlowDevice> slow_devices(const RunResult& run) {
   return out;
 }
 
-RunResult run_sweep(const SweepConfig& c, const Progress& progress, const BackendFactory& factory) {
-  validate(c);
-  const std::vector<int> devices = resolve_devices(c.devices);
-  const BackendFactory open = factory ? factory : default_backend_factory(c.threads, devices);
-  RunResult run;
-  run.config = c;
-  run.config.devices = devices;
-  run.quality.load_before = read_load();
-  // Progress lines come from the device threads too.
-  std::mutex progress_lock;
-  const Progress say = [&](std::string_view m) {
-    if (!progress) return;
-    const std::lock_guard lock(progress_lock);
-    progress(m);
-  };
-  std::vector<std::string> one_at_a_time, concurrent;
-  for (const std::string& name : backend_names(c.backend, devices))
-    (is_device_backend(name) ? concurrent : one_at_a_time).push_back(name);
-  BackendRun first{c, say, 1, {}, {}};
-  first.run(one_at_a_time, open);
-  append(run, std::move(first.part));
-  if (!concurrent.empty() && run.complete()) sweep_devices(c, concurrent, open, say, run);
+namespace {
 
+// The figures drawn from the whole result: speedups, slow devices, the run's quality.
+void finish(RunResult& run) {
   // gather / fused per (backend, length) where both were timed.
   std::map<std::pair<std::string, std::int64_t>,
            std::pair<std::optional<double>, std::optional<double>>>
@@ -764,6 +779,70 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
   run.slow_devices = slow_devices(run);
   run.quality.load_after = read_load();
   run.quality = judge_quality(run);
+}
+
+// Points g_live at a sweep while it lives.
+class LiveRun {
+ public:
+  LiveRun(const SweepConfig& c, const RunResult& run) {
+    const std::lock_guard hold(g_live.lock);
+    g_live.config = &c;
+    g_live.run = &run;
+  }
+  ~LiveRun() {
+    const std::lock_guard hold(g_live.lock);
+    g_live.config = nullptr;
+    g_live.run = nullptr;
+    g_live.backends.clear();
+  }
+  LiveRun(const LiveRun&) = delete;
+  LiveRun& operator=(const LiveRun&) = delete;
+};
+
+}  // namespace
+
+RunResult run_sweep(const SweepConfig& c, const Progress& progress, const BackendFactory& factory) {
+  validate(c);
+  const std::vector<int> devices = resolve_devices(c.devices);
+  const BackendFactory open = factory ? factory : default_backend_factory(c.threads, devices);
+  RunResult run;
+  run.config = c;
+  run.config.devices = devices;
+  run.quality.load_before = read_load();
+  // Progress lines come from the device threads too.
+  std::mutex progress_lock;
+  const Progress say = [&](std::string_view m) {
+    if (!progress) return;
+    const std::lock_guard lock(progress_lock);
+    progress(m);
+  };
+  std::vector<std::string> one_at_a_time, concurrent;
+  for (const std::string& name : backend_names(c.backend, devices))
+    (is_device_backend(name) ? concurrent : one_at_a_time).push_back(name);
+  const LiveRun live(c, run);
+  BackendRun first{c, say, 1, {}, {}};
+  first.run(one_at_a_time, open);
+  append(run, std::move(first.part));
+  if (!concurrent.empty() && run.complete()) sweep_devices(c, concurrent, open, say, run);
+  finish(run);
+  return run;
+}
+
+std::optional<RunResult> sweep_so_far() {
+  const std::lock_guard hold(g_live.lock);
+  if (g_live.run == nullptr) return std::nullopt;
+  RunResult run = *g_live.run;
+  for (const LiveSweep::Backend& b : g_live.backends) {
+    if (b.thread != std::this_thread::get_id()) continue;
+    RunResult part = *b.part;
+    BackendResult info = *b.info;
+    std::vector<PathResult> mine = *b.mine;
+    stop_backend(*g_live.config, info, mine);
+    for (auto& r : mine) part.results.push_back(std::move(r));
+    part.backends.push_back(info);
+    append(run, std::move(part));
+  }
+  finish(run);
   return run;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The main job: for each backend, measure its ceilings, verify each path, time each path at
 // each length, fit, and compute speedups.
+#include <optional>
+
 #include "measure/backend_policy.hpp"
 #include "measure/results.hpp"
 
@@ -15,6 +17,13 @@ namespace readbench {
 // short `interrupted`, carries the signal, and starts no further backend.
 RunResult run_sweep(const SweepConfig& config, const Progress& progress = {},
                     const BackendFactory& factory = {});
+
+// What the sweep under way had measured, for a report written while a plugin's exit() ends the
+// process (plugins/exit_guard.hpp): the backends finished before, and the one whose call this
+// thread is in, its grids cut short `interrupted` and fitted where they can be. Devices swept on
+// other threads at the same time are left out (their results are being written as this runs).
+// nullopt outside run_sweep.
+std::optional<RunResult> sweep_so_far();
 
 // Replicas of the per-call inputs for one timed point: enough that a batch of calls after a
 // flush keeps reading untouched data, without building more pool than that needs.

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <utility>
 
 #include "core/printable.hpp"
 
@@ -18,11 +20,30 @@ pid_t g_owner = 0;  // the process whose exit the hooks judge; a forked child's 
 // The files loaded, for the message: a fixed buffer, which no destructor runs before the hooks.
 char g_files[1024] = {};
 
+// The saver in force, if any (PluginExitSaver).
+const std::function<std::string(const std::string&)>* g_saver = nullptr;
+
+// What the saver saved, or why it saved nothing. It runs once: an exit from within it ends
+// the process with what was said before.
+std::string save_for_exit(const std::string& how) {
+  static bool saving = false;
+  if (g_saver == nullptr || saving) return "";
+  saving = true;
+  try {
+    return (*g_saver)(how);
+  } catch (const std::exception& e) {
+    return std::string("the partial report could not be written: ") + e.what();
+  } catch (...) {
+    return "the partial report could not be written";
+  }
+}
+
 [[noreturn]] void end_for_plugin(const char* how) {
+  const std::string saved = save_for_exit(how);
   const std::string line = "readbench: a plugin ended the process with " + std::string(how) +
-                           " (plugins loaded: " + printable(g_files) +
-                           "); the run did not finish and wrote no report; exit status " +
-                           std::to_string(kPluginExitStatus) + "\n";
+                           " (plugins loaded: " + printable(g_files) + "); the run did not finish" +
+                           (saved.empty() ? " and wrote no report" : ": " + printable(saved)) +
+                           "; exit status " + std::to_string(kPluginExitStatus) + "\n";
   for (std::size_t done = 0; done < line.size();) {
     const ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
     if (n <= 0) break;
@@ -55,6 +76,15 @@ void plugin_library_opening(const std::string& file) {
     std::snprintf(g_files + used, sizeof g_files - used, "%s%s", used == 0 ? "" : ", ",
                   file.c_str());
   g_loaded.fetch_add(1);
+}
+
+PluginExitSaver::PluginExitSaver(std::function<std::string(const std::string&)> save)
+    : save_(std::move(save)) {
+  g_saver = &save_;
+}
+
+PluginExitSaver::~PluginExitSaver() {
+  g_saver = nullptr;
 }
 
 void plugin_library_closed() {

@@ -129,11 +129,13 @@ std::string utc_timestamp() {
   return buf;
 }
 
-Json report_header(int signal, const HostInfo& host, const std::string& created_at) {
+Json report_header(int signal, const HostInfo& host, const std::string& created_at,
+                   const std::string& plugin_exit) {
   Json report;
   report["schema_version"] = kSchemaVersion;
-  report["complete"] = signal == 0;
+  report["complete"] = signal == 0 && plugin_exit.empty();
   if (signal != 0) report["signal"] = signal_name(signal);
+  if (!plugin_exit.empty()) report["plugin_exit"] = plugin_exit;
   report["tool"] = {{"name", "readbench"}, {"version", kVersion}, {"git_commit", kGitCommit}};
   report["created_at"] = created_at;
   report["machine"] = {
@@ -211,7 +213,7 @@ Json build_report(const RunResult& run, const HostInfo& host, const std::string&
                         {"speedup", s.speedup},
                         {"clean", s.clean}});
 
-  Json report = report_header(run.signal, host, created_at);
+  Json report = report_header(run.signal, host, created_at, run.plugin_exit);
   report["machine"]["gpus"] = gpus;
   report["machine"]["bandwidths"] = bandwidths;
   report["config"] = config_to_json(run.config);

@@ -279,7 +279,9 @@ std::string Report::gpu_model(const std::string& backend) const {
 }
 
 std::string Report::incompleteness() const {
-  return complete ? "" : "incomplete: stopped by " + signal;
+  if (complete) return "";
+  return plugin_exit.empty() ? "incomplete: stopped by " + signal
+                             : "incomplete: a plugin ended the run with " + plugin_exit;
 }
 
 Report report_from_json(const json& j, const std::string& source) {
@@ -307,13 +309,27 @@ Report report_from_json(const json& j, const std::string& source) {
   if (j.contains("complete")) {
     if (!j["complete"].is_boolean()) r.fail("complete", "is not true or false");
     rep.complete = j["complete"].get<bool>();
-    if (!rep.complete) {
+    if (!rep.complete && j.contains("plugin_exit")) {
+      // A plugin's exit() ended the run (exit_guard.hpp): "exit(N)" or "quick_exit()".
+      rep.plugin_exit = r.text(j, "report", "plugin_exit");
+      const std::string& e = rep.plugin_exit;
+      const std::size_t digits = e.size() > 6 && e[5] == '-' ? 6 : 5;  // after "exit(" and a sign
+      const bool status = e.size() > digits + 1 && e.size() <= digits + 11 &&
+                          e.starts_with("exit(") && e.ends_with(")") &&
+                          std::all_of(e.begin() + long(digits), e.end() - 1,
+                                      [](char ch) { return ch >= '0' && ch <= '9'; });
+      if (!status && e != "quick_exit()")
+        r.fail("plugin_exit", json(rep.plugin_exit).dump() + " is not exit(N) or quick_exit()");
+      if (j.contains("signal")) r.fail("signal", "is there beside plugin_exit");
+    } else if (!rep.complete) {
       rep.signal = r.text(j, "report", "signal");
       if (signal_number(rep.signal) == 0)
         r.fail("signal", json(rep.signal).dump() + " is not SIGINT, SIGTERM or SIGHUP");
     }
     if (rep.complete && j.contains("signal"))
       r.fail("signal", "is there but the report says it is complete");
+    if (rep.complete && j.contains("plugin_exit"))
+      r.fail("plugin_exit", "is there but the report says it is complete");
   }
   const json& config = r.field(j, "report", "config");
   rep.statistic = r.word(config, "config", "statistic", kStatisticNames);

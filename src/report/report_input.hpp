@@ -84,6 +84,7 @@ struct Report {
   // version 1 report, is complete), with the signal's name.
   bool complete = true;
   std::string signal;
+  std::string plugin_exit;  // or how a plugin ended the run ("exit(0)"): `plugin_exit`
   std::string config;  // dtype, shape and cache: "bf16, B=1 Hq=32 Hkv=8 D=128 S=16, cold cache"
   // The same, field by field, for readers that label or group by them (fleet, openmetrics).
   struct Shape {
@@ -104,7 +105,8 @@ struct Report {
   ReportOrigin origin() const {
     return {source, machine, git_commit, statistic, quality, cpu, threads, cpu_model, cpu_cores};
   }
-  // "incomplete: stopped by SIGINT", or empty for a complete report.
+  // "incomplete: stopped by SIGINT" (or "incomplete: a plugin ended the run with exit(0)"), or
+  // empty for a complete report.
   std::string incompleteness() const;
 };
 
