@@ -4,9 +4,9 @@
 # temporary directory, the batch script submitted with sbatch, waited for and its state checked.
 # The fleet's members are tasks of the one node, each under its own hostname (a UTS namespace),
 # run one at a time (a lock) so that none slows another; member0 is slowed on purpose (one CPU
-# only, taskset) and must fail, listed worst. A shared CI host marks most runs contended: fleet
-# judges them all the same (--allow contended), since a member on half the cores is slower by far
-# more than such a host's noise (another member that warns on that noise is said, not failed).
+# only, taskset) and must fail, listed worst, and the others must be ok. A shared CI host marks
+# most runs contended: fleet judges them all the same (--allow contended), with bands wide
+# enough for such a host's noise, since a member on half the cores is slower by far more.
 # Needs root. Every daemon stops at exit.
 #   tests/slurm_fleet_test.sh READBENCH_BINARY [MEMBERS=5]
 . "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"  # pass, fail, skip, cli_summary
@@ -104,7 +104,12 @@ chmod +x "$WORK/member.sh"
 
 export WORK_DIR="$WORK" READBENCH="$BIN" READBENCH_DIR="$WORK/reports"
 export READBENCH_BACKEND=cpu READBENCH_RUN_ARGS="-L 16384,65536,262144,1048576 --fit-from 0 --budget 0.3"
-export READBENCH_FLEET_ARGS="--min-group 3 --allow contended" READBENCH_LAUNCH="$WORK/member.sh"
+# fleet's default bands (warn 2.5%, fail 6%) are a GPU fleet's, whose runs repeat to 0.3%.
+# Sequential runs of one shared 2-vCPU VM read up to about 20% apart in marginal cost (measured:
+# another member +19.7% in the worst of seven runs), and member0, on half the CPUs, +48% and
+# more: bands of 25% and 35% keep the host's noise ok and still fail the slowed member.
+export READBENCH_FLEET_ARGS="--min-group 3 --allow contended --warn 0.25 --fail 0.35"
+export READBENCH_LAUNCH="$WORK/member.sh"
 # --ntasks-per-node: the members, all on this one node.
 job=$(cd "$WORK" && sbatch --parsable --ntasks="$MEMBERS" --ntasks-per-node="$MEMBERS" \
   --overcommit "$SCRIPT" 2>&1)
@@ -126,14 +131,11 @@ else
 fi
 n=$(ls "$WORK/reports"/member*.json 2>/dev/null | wc -l)
 [ "$n" -eq "$MEMBERS" ] && pass "one report a member ($n)" || fail "reports" "$n of $MEMBERS"
-# member0 fails on its marginal cost and is listed worst. Another member may warn on a noisy
-# host (sequential runs of a shared VM read several percent apart): said, not failed.
+# member0 fails on its marginal cost and is listed worst; every other member is ok.
 expect_json "member0 (one CPU) fails on its marginal cost and is listed worst" \
   "$WORK/reports/verdict.json" \
   "r['devices'][0]['host'] == 'member0' and all(d['verdict'] == 'fail' and 'marginal cost +' in d['reason'] for d in r['devices'] if d['host'] == 'member0')"
-others=$("$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); \
-print(' '.join(sorted({d['host'] for d in r['devices'] if d['host'] != 'member0' and d['verdict'] != 'ok'})))" \
-  "$WORK/reports/verdict.json" 2>/dev/null)
-[ -z "$others" ] || echo "note: also flagged on this host: $others"
+expect_json "every other member is ok" "$WORK/reports/verdict.json" \
+  "sorted({d['host'] for d in r['devices'] if d['host'] != 'member0'}) == ['member%d' % i for i in range(1, $MEMBERS)] and all(d['verdict'] == 'ok' for d in r['devices'] if d['host'] != 'member0')"
 [ -s "$WORK/reports/readbench.prom" ] && pass "metrics written" || fail "metrics" "none"
 cli_summary
