@@ -218,7 +218,7 @@ for fault in exit_later quick_exit_later; do
     --json "$WORK/$fault.json" --csv "$WORK/$fault.csv"
   lines=$(awk 'END { print NR }' "$WORK/err")
   if [ "$rc" -eq 5 ] && [ "$lines" -eq 1 ] &&
-    grep -q "^readbench: a plugin ended the process with .*the partial report is in $WORK/$fault.json and $WORK/$fault.csv, marked incomplete; exit status 5$" "$WORK/err"; then
+    grep -q "^readbench: a plugin ended the process with .*what was measured is in $WORK/$fault.json and $WORK/$fault.csv (the JSON marked incomplete); exit status 5$" "$WORK/err"; then
     pass "$fault: exit 5 and one line naming the partial report"
   else
     fail "$fault: exit 5 and one line naming the partial report" "exit $rc, $lines lines: $(first_err)"
@@ -235,6 +235,17 @@ for fault in exit_later quick_exit_later; do
   grep -q "incomplete: a plugin ended the run with $how" "$WORK/err" &&
     pass "$fault: check says how the run ended" || fail "$fault: check says how the run ended" "$(first_err)"
 done
+# Two threads of the plugin's own exit(0) at once: one ends the process (status 5, one line),
+# the other waits for it; the partial report holds the sweep's points.
+run "$BIN" run "${QUICK[@]}" --dtype f32 --plugin "$DIR/libfaulty_exit_threads.so" --json threads.json
+lines=$(awk 'END { print NR }' "$WORK/err")
+if [ "$rc" -eq 5 ] && [ "$lines" -eq 1 ] && grep -q "^readbench: a plugin ended the process with exit(0) .*threads.json" "$WORK/err"; then
+  pass "exit(0) from two plugin threads at once: exit 5, one line, the report named"
+else
+  fail "exit(0) from two plugin threads at once: exit 5, one line, the report named" "exit $rc, $lines lines: $(first_err)"
+fi
+expect_json "the partial report holds the sweep's points though the exit came from a plugin thread" threads.json \
+  "r['plugin_exit'] == 'exit(0)' and all(x['points'] for x in r['results'] if not x['path'].startswith('plugin:'))"
 run "$BIN" run "${QUICK[@]}" --dtype f32 --plugin "$DIR/libfaulty_exit_later.so"
 if [ "$rc" -eq 5 ] && grep -q "the run did not finish and wrote no report; exit status 5$" "$WORK/err"; then
   pass "exit(0) while timed, no report asked: exit 5, none written"

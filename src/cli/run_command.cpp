@@ -111,7 +111,7 @@ int run(RunOptions& o) {
     std::optional<RunResult> so_far = sweep_so_far();
     if (!so_far || (o.json_path.empty() && o.csv_path.empty())) return "";
     so_far->plugin_exit = how;
-    std::string written;
+    std::string written, failed;
     for (const auto& [path, content] :
          {std::pair{o.json_path, o.json_path.empty() ? "" : json_text(build_report(
                                                                 *so_far, describe_host(),
@@ -119,13 +119,20 @@ int run(RunOptions& o) {
           std::pair{o.csv_path, o.csv_path.empty() ? ""
                                                    : build_csv(*so_far, describe_host().hostname)}}) {
       if (path.empty()) continue;
-      if (path == "-")
-        write_stdout(content);
-      else
-        write_atomically(path, content);
-      written += (written.empty() ? "" : " and ") + (path == "-" ? "stdout" : path);
+      try {
+        if (path == "-")
+          write_stdout(content);
+        else
+          write_atomically(path, content);
+        written += (written.empty() ? "" : " and ") + (path == "-" ? "stdout" : path);
+      } catch (const OutputError& e) {
+        failed += std::string(failed.empty() ? "" : "; ") + e.what();
+      }
     }
-    return "the partial report is in " + written + ", marked incomplete";
+    std::string said;
+    if (!written.empty()) said = "what was measured is in " + written + " (the JSON marked incomplete)";
+    if (!failed.empty()) said += (said.empty() ? "" : "; ") + failed;
+    return said;
   });
   const RunResult result = run_sweep(c, [&](std::string_view m) { progress.show(m); });
   progress.done();

@@ -70,6 +70,7 @@ READBENCH_FILL_CLONES void fill_e4m3(std::uint8_t* dst, std::uint64_t base, std:
   for (std::int64_t i = begin; i < end; ++i)
     dst[i] = float_to_e4m3_bits(random_value_from(base, std::uint64_t(i)) * inverse);
 }
+#undef READBENCH_FILL_CLONES  // a unity build's next file is not to see it
 
 // Gigabytes at the longest lengths take seconds: a signal skips the blocks not yet filled
 // (nothing may leave a parallel region by throwing) and the caller throws after it. Whole blocks

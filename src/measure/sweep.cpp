@@ -597,37 +597,57 @@ void validate(const SweepConfig& c) {
 
 namespace {
 
-// The sweep under way, for sweep_so_far: its result so far and, per thread timing a backend,
-// that backend's results so far. Each thread writes only its own entry's referents.
+// The sweep under way, for sweep_so_far: its result so far and, per thread sweeping backends,
+// what those backends added so far (and the one being timed: its facts and results so far).
+// Each thread writes only its own entry's referents.
 struct LiveSweep {
   std::mutex lock;
   const SweepConfig* config = nullptr;
   const RunResult* run = nullptr;
   struct Backend {
     std::thread::id thread;
-    const RunResult* part;
-    const BackendResult* info;
-    const std::vector<PathResult>* mine;
+    const RunResult* part = nullptr;
+    const BackendResult* info = nullptr;           // while a backend is timed
+    const std::vector<PathResult>* mine = nullptr;  // likewise
   };
   std::vector<Backend> backends;
 };
 LiveSweep g_live;
 
-// Registers a backend being timed on this thread with g_live while it lives.
-class LiveBackend {
+// Registers this thread's backends with g_live while it lives.
+class LiveBackends {
  public:
-  LiveBackend(const RunResult& part, const BackendResult& info, const std::vector<PathResult>& mine) {
+  explicit LiveBackends(const RunResult& part) {
     const std::lock_guard hold(g_live.lock);
-    g_live.backends.push_back({std::this_thread::get_id(), &part, &info, &mine});
+    g_live.backends.push_back({std::this_thread::get_id(), &part});
   }
-  ~LiveBackend() {
+  ~LiveBackends() {
     const std::lock_guard hold(g_live.lock);
     std::erase_if(g_live.backends, [](const LiveSweep::Backend& b) {
       return b.thread == std::this_thread::get_id();
     });
   }
-  LiveBackend(const LiveBackend&) = delete;
-  LiveBackend& operator=(const LiveBackend&) = delete;
+  LiveBackends(const LiveBackends&) = delete;
+  LiveBackends& operator=(const LiveBackends&) = delete;
+};
+
+// Marks the backend this thread times, its facts and results so far, while it lives.
+class LiveTiming {
+ public:
+  LiveTiming(const BackendResult& info, const std::vector<PathResult>& mine) { set(&info, &mine); }
+  ~LiveTiming() { set(nullptr, nullptr); }
+  LiveTiming(const LiveTiming&) = delete;
+  LiveTiming& operator=(const LiveTiming&) = delete;
+
+ private:
+  static void set(const BackendResult* info, const std::vector<PathResult>* mine) {
+    const std::lock_guard hold(g_live.lock);
+    for (LiveSweep::Backend& b : g_live.backends)
+      if (b.thread == std::this_thread::get_id()) {
+        b.info = info;
+        b.mine = mine;
+      }
+  }
 };
 
 // What one backend (or one that could not run) adds to a run; `part` collects it.
@@ -665,7 +685,7 @@ struct BackendRun {
     info.gpu = backend.gpu_info();
     info.details = backend.details();
     std::vector<PathResult> mine;
-    const LiveBackend live(part, info, mine);
+    const LiveTiming live(info, mine);
     try {
       run_backend(backend, c, info, mine, progress, sharing);
       info.device_conditions = backend.device_conditions();
@@ -679,6 +699,7 @@ struct BackendRun {
   }
 
   void run(const std::vector<std::string>& names, const BackendFactory& open) {
+    const LiveBackends live(part);
     for_each_backend(
         c.backend, names, open,
         [this](const std::string& name, Backend& b) { return measure(name, b); },
@@ -832,14 +853,24 @@ std::optional<RunResult> sweep_so_far() {
   const std::lock_guard hold(g_live.lock);
   if (g_live.run == nullptr) return std::nullopt;
   RunResult run = *g_live.run;
-  for (const LiveSweep::Backend& b : g_live.backends) {
-    if (b.thread != std::this_thread::get_id()) continue;
-    RunResult part = *b.part;
-    BackendResult info = *b.info;
-    std::vector<PathResult> mine = *b.mine;
-    stop_backend(*g_live.config, info, mine);
-    for (auto& r : mine) part.results.push_back(std::move(r));
-    part.backends.push_back(info);
+  // The calling thread's backends; an exit from a thread of the plugin's own (or an OpenMP
+  // worker) has none, and takes the sweep's when only one thread sweeps.
+  const auto here = std::find_if(g_live.backends.begin(), g_live.backends.end(),
+                                 [](const LiveSweep::Backend& b) {
+                                   return b.thread == std::this_thread::get_id();
+                                 });
+  const LiveSweep::Backend* live = here != g_live.backends.end() ? &*here
+                                   : g_live.backends.size() == 1 ? &g_live.backends.front()
+                                                                 : nullptr;
+  if (live != nullptr) {
+    RunResult part = *live->part;
+    if (live->info != nullptr && live->mine != nullptr) {
+      BackendResult info = *live->info;
+      std::vector<PathResult> mine = *live->mine;
+      stop_backend(*g_live.config, info, mine);
+      for (auto& r : mine) part.results.push_back(std::move(r));
+      part.backends.push_back(info);
+    }
     append(run, std::move(part));
   }
   finish(run);

@@ -19,10 +19,11 @@ RunResult run_sweep(const SweepConfig& config, const Progress& progress = {},
                     const BackendFactory& factory = {});
 
 // What the sweep under way had measured, for a report written while a plugin's exit() ends the
-// process (plugins/exit_guard.hpp): the backends finished before, and the one whose call this
-// thread is in, its grids cut short `interrupted` and fitted where they can be. Devices swept on
-// other threads at the same time are left out (their results are being written as this runs).
-// nullopt outside run_sweep.
+// process (plugins/exit_guard.hpp): the backends finished before, and those of the thread whose
+// call this is (or of the one thread sweeping, for an exit from a plugin's own thread), the one
+// being timed with its grids cut short `interrupted` and fitted where they can be. Devices swept
+// on other threads at the same time are left out (their results are being written as this
+// runs). nullopt outside run_sweep.
 std::optional<RunResult> sweep_so_far();
 
 // Replicas of the per-call inputs for one timed point: enough that a batch of calls after a

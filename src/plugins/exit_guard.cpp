@@ -23,12 +23,13 @@ char g_files[1024] = {};
 // The saver in force, if any (PluginExitSaver).
 const std::function<std::string(const std::string&)>* g_saver = nullptr;
 
-// What the saver saved, or why it saved nothing. It runs once: an exit from within it ends
-// the process with what was said before.
+// Set by the first thread the hooks end the process for.
+std::atomic<bool> g_ending{false};
+thread_local bool t_ending = false;
+
+// What the saver saved, or why it saved nothing.
 std::string save_for_exit(const std::string& how) {
-  static bool saving = false;
-  if (g_saver == nullptr || saving) return "";
-  saving = true;
+  if (g_saver == nullptr) return "";
   try {
     return (*g_saver)(how);
   } catch (const std::exception& e) {
@@ -39,7 +40,16 @@ std::string save_for_exit(const std::string& how) {
 }
 
 [[noreturn]] void end_for_plugin(const char* how) {
-  const std::string saved = save_for_exit(how);
+  // One thread ends the process. Another that exits meanwhile (the same plugin timed on another
+  // device's thread) waits here for it: glibc lets it run the next exit handler while ours runs,
+  // and past this hook it would reach the static destructors, or _exit with the plugin's status.
+  // The hooks are installed twice so that such a thread meets a second copy first. An exit from
+  // within the saver, on the thread already ending, ends at once without saving.
+  const bool nested = t_ending;
+  if (!nested && g_ending.exchange(true))
+    for (;;) ::pause();
+  t_ending = true;
+  const std::string saved = nested ? "" : save_for_exit(how);
   const std::string line = "readbench: a plugin ended the process with " + std::string(how) +
                            " (plugins loaded: " + printable(g_files) + "); the run did not finish" +
                            (saved.empty() ? " and wrote no report" : ": " + printable(saved)) +
@@ -68,7 +78,8 @@ void on_quick_exit_hook() {
 
 void plugin_library_opening(const std::string& file) {
   static const bool installed =
-      ::on_exit(on_exit_hook, nullptr) == 0 && std::at_quick_exit(on_quick_exit_hook) == 0;
+      ::on_exit(on_exit_hook, nullptr) == 0 && ::on_exit(on_exit_hook, nullptr) == 0 &&
+      std::at_quick_exit(on_quick_exit_hook) == 0 && std::at_quick_exit(on_quick_exit_hook) == 0;
   (void)installed;  // without them an exit is not caught, which is what happens anyway
   g_owner = ::getpid();
   const std::size_t used = std::strlen(g_files);

@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string trim(const std::string& s) {
+std::string trim_line(const std::string& s) {
   const auto a = s.find_first_not_of(" \t\r\n");
   if (a == std::string::npos) return "";
   return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
@@ -28,7 +28,7 @@ std::string trim(const std::string& s) {
 // and a leading '+' aside. "nan", "inf" and values past a double's range get through as strtod
 // reads them (nan, inf, 0) to the fit's guards, which name them.
 double parse_number(const std::string& cell, const std::string& where, const char* column) {
-  std::string text = trim(cell);
+  std::string text = trim_line(cell);
   if (text.size() > 1 && text[0] == '+' && text[1] != '-' && text[1] != '+') text.erase(0, 1);
   double v = 0;
   const char* end = text.data() + text.size();
@@ -54,7 +54,7 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
   std::vector<std::string> header;
   while (header.empty() && std::getline(in, line)) {
     ++line_no;
-    if (!trim(line).empty()) header = split_csv_line(line, "CSV line " + std::to_string(line_no));
+    if (!trim_line(line).empty()) header = split_csv_line(line, "CSV line " + std::to_string(line_no));
   }
   const int li = column(header, "length"), si = column(header, "seconds");
   if (li < 0 || si < 0)
@@ -71,14 +71,14 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
   std::vector<PointSeries> series;
   while (std::getline(in, line)) {
     ++line_no;
-    if (trim(line).empty()) continue;
+    if (trim_line(line).empty()) continue;
     const std::string where = "CSV line " + std::to_string(line_no);
     const auto cells = split_csv_line(line, where);
     // Narrower than the header is fine while the columns read are there (trailing empty
     // columns left off); wider only by empty cells (a trailing comma).
     const bool extra =
         std::any_of(cells.begin() + std::ptrdiff_t(std::min(cells.size(), header.size())),
-                    cells.end(), [](const std::string& x) { return !trim(x).empty(); });
+                    cells.end(), [](const std::string& x) { return !trim_line(x).empty(); });
     if (int(cells.size()) <= needed || extra)
       throw InputError(where + ": expected " + std::to_string(header.size()) + " columns, got " +
                        std::to_string(cells.size()));

@@ -2,6 +2,7 @@
  * (tests/CMakeLists.txt builds one library per fault). FAULT_NONE is correct, so the faults are
  * the only reason a check fails. */
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +29,19 @@
 #define FAULT_CRASH_ON_LOAD 15   /* SIGSEGV in its constructor */
 #define FAULT_HANG_ON_LOAD 16    /* its constructor never returns */
 #define FAULT_QUICK_EXIT_LATER 17 /* correct for 3 calls of a state, then quick_exit(0) */
+#define FAULT_EXIT_THREADS 18    /* correct for 3 calls, then two threads of its own exit(0) at once */
 #ifndef FAULT
 #define FAULT FAULT_NONE
 #endif
 #ifndef PLUGIN_NAME
 #define PLUGIN_NAME "faulty"
 #endif
+
+/* Two of these at once: exits from threads that are not readbench's, racing each other. */
+static void* exit_from_thread(void* unused) {
+  (void)unused;
+  exit(0);
+}
 
 /* Text a plugin might print, on every channel that reaches fd 1. */
 static void print_to_stdout(const char* where) {
@@ -95,6 +103,11 @@ static rb_status run(void* state, const rb_call* c, char* err, size_t err_size) 
   if (FAULT == FAULT_PRINT) print_to_stdout("run");
   if (FAULT == FAULT_EXIT_LATER && ++((struct state*)state)->calls > 3) exit(0);
   if (FAULT == FAULT_QUICK_EXIT_LATER && ++((struct state*)state)->calls > 3) quick_exit(0);
+  if (FAULT == FAULT_EXIT_THREADS && ++((struct state*)state)->calls > 3) {
+    pthread_t threads[2];
+    for (int i = 0; i < 2; ++i) pthread_create(&threads[i], NULL, exit_from_thread, NULL);
+    for (int i = 0; i < 2; ++i) pthread_join(threads[i], NULL);
+  }
   if (FAULT == FAULT_RUN_ERROR ||
       (FAULT == FAULT_FAIL_LATER && ++((struct state*)state)->calls > 3)) {
     strncpy(err, "deliberate failure", err_size - 1);

@@ -7,6 +7,7 @@
 #include "backends/cpu/cache_topology.hpp"
 #include "backends/cpu/parallel_fill.hpp"
 #include "core/aligned_buffer.hpp"
+#include "core/elapsed.hpp"
 #include "core/interrupt.hpp"
 
 namespace readbench::cpu {
@@ -17,10 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 // Sums are stored here so the compiler cannot drop the reads that produce them.
 volatile std::uint64_t g_sink = 0;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 }  // namespace
 
