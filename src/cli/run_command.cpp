@@ -113,11 +113,12 @@ int run(RunOptions& o) {
     so_far->plugin_exit = how;
     std::string written, failed;
     for (const auto& [path, content] :
-         {std::pair{o.json_path, o.json_path.empty() ? "" : json_text(build_report(
-                                                                *so_far, describe_host(),
-                                                                utc_timestamp()))},
-          std::pair{o.csv_path, o.csv_path.empty() ? ""
-                                                   : build_csv(*so_far, describe_host().hostname)}}) {
+         {std::pair{o.json_path,
+                    o.json_path.empty()
+                        ? ""
+                        : json_text(build_report(*so_far, describe_host(), utc_timestamp()))},
+          std::pair{o.csv_path,
+                    o.csv_path.empty() ? "" : build_csv(*so_far, describe_host().hostname)}}) {
       if (path.empty()) continue;
       try {
         if (path == "-")
@@ -130,7 +131,8 @@ int run(RunOptions& o) {
       }
     }
     std::string said;
-    if (!written.empty()) said = "what was measured is in " + written + " (the JSON marked incomplete)";
+    if (!written.empty())
+      said = "what was measured is in " + written + " (the JSON marked incomplete)";
     if (!failed.empty()) said += (said.empty() ? "" : "; ") + failed;
     return said;
   });

@@ -607,7 +607,7 @@ struct LiveSweep {
   struct Backend {
     std::thread::id thread;
     const RunResult* part = nullptr;
-    const BackendResult* info = nullptr;           // while a backend is timed
+    const BackendResult* info = nullptr;            // while a backend is timed
     const std::vector<PathResult>* mine = nullptr;  // likewise
   };
   std::vector<Backend> backends;
@@ -855,10 +855,9 @@ std::optional<RunResult> sweep_so_far() {
   RunResult run = *g_live.run;
   // The calling thread's backends; an exit from a thread of the plugin's own (or an OpenMP
   // worker) has none, and takes the sweep's when only one thread sweeps.
-  const auto here = std::find_if(g_live.backends.begin(), g_live.backends.end(),
-                                 [](const LiveSweep::Backend& b) {
-                                   return b.thread == std::this_thread::get_id();
-                                 });
+  const auto here = std::find_if(
+      g_live.backends.begin(), g_live.backends.end(),
+      [](const LiveSweep::Backend& b) { return b.thread == std::this_thread::get_id(); });
   const LiveSweep::Backend* live = here != g_live.backends.end() ? &*here
                                    : g_live.backends.size() == 1 ? &g_live.backends.front()
                                                                  : nullptr;

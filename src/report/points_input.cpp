@@ -54,7 +54,8 @@ std::vector<PointSeries> parse_csv(const std::string& text) {
   std::vector<std::string> header;
   while (header.empty() && std::getline(in, line)) {
     ++line_no;
-    if (!trim_line(line).empty()) header = split_csv_line(line, "CSV line " + std::to_string(line_no));
+    if (!trim_line(line).empty())
+      header = split_csv_line(line, "CSV line " + std::to_string(line_no));
   }
   const int li = column(header, "length"), si = column(header, "seconds");
   if (li < 0 || si < 0)

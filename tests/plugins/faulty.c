@@ -29,7 +29,7 @@
 #define FAULT_CRASH_ON_LOAD 15   /* SIGSEGV in its constructor */
 #define FAULT_HANG_ON_LOAD 16    /* its constructor never returns */
 #define FAULT_QUICK_EXIT_LATER 17 /* correct for 3 calls of a state, then quick_exit(0) */
-#define FAULT_EXIT_THREADS 18    /* correct for 3 calls, then two threads of its own exit(0) at once */
+#define FAULT_EXIT_THREADS 18    /* correct for 3 calls, then two threads of its own exit(0) */
 #ifndef FAULT
 #define FAULT FAULT_NONE
 #endif
