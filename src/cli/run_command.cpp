@@ -107,18 +107,20 @@ int run(RunOptions& o) {
   // A plugin's exit() mid-sweep ends the process from within the plugin's call (exit status 5):
   // what was measured until then is written as a partial report, marked incomplete, the same
   // way a signal's is.
+  // The reports asked for, as text (empty where not asked): the sweep's, or a partial one.
+  const auto json_of = [&](const RunResult& r) {
+    return o.json_path.empty() ? "" : json_text(build_report(r, describe_host(), utc_timestamp()));
+  };
+  const auto csv_of = [&](const RunResult& r) {
+    return o.csv_path.empty() ? "" : build_csv(r, describe_host().hostname);
+  };
   const PluginExitSaver save_partial([&](const std::string& how) -> std::string {
     std::optional<RunResult> so_far = sweep_so_far();
     if (!so_far || (o.json_path.empty() && o.csv_path.empty())) return "";
     so_far->plugin_exit = how;
     std::string written, failed;
     for (const auto& [path, content] :
-         {std::pair{o.json_path,
-                    o.json_path.empty()
-                        ? ""
-                        : json_text(build_report(*so_far, describe_host(), utc_timestamp()))},
-          std::pair{o.csv_path,
-                    o.csv_path.empty() ? "" : build_csv(*so_far, describe_host().hostname)}}) {
+         {std::pair{o.json_path, json_of(*so_far)}, std::pair{o.csv_path, csv_of(*so_far)}}) {
       if (path.empty()) continue;
       try {
         if (path == "-")
@@ -141,9 +143,8 @@ int run(RunOptions& o) {
 
   // The measurements are the expensive part: a report file that cannot be written costs
   // neither the other report nor the table, and the exit status (3) says so.
-  const std::string json =
-      o.json_path.empty() ? "" : json_text(build_report(result, describe_host(), utc_timestamp()));
-  const std::string csv = o.csv_path.empty() ? "" : build_csv(result, describe_host().hostname);
+  const std::string json = json_of(result);
+  const std::string csv = csv_of(result);
   std::vector<std::string> failures;
   auto write_file = [&](const std::string& path, const std::string& content) {
     if (path.empty() || path == "-") return;

@@ -602,7 +602,6 @@ namespace {
 // Each thread writes only its own entry's referents.
 struct LiveSweep {
   std::mutex lock;
-  const SweepConfig* config = nullptr;
   const RunResult* run = nullptr;
   struct Backend {
     std::thread::id thread;
@@ -805,14 +804,12 @@ void finish(RunResult& run) {
 // Points g_live at a sweep while it lives.
 class LiveRun {
  public:
-  LiveRun(const SweepConfig& c, const RunResult& run) {
+  explicit LiveRun(const RunResult& run) {
     const std::lock_guard hold(g_live.lock);
-    g_live.config = &c;
     g_live.run = &run;
   }
   ~LiveRun() {
     const std::lock_guard hold(g_live.lock);
-    g_live.config = nullptr;
     g_live.run = nullptr;
     g_live.backends.clear();
   }
@@ -840,7 +837,7 @@ RunResult run_sweep(const SweepConfig& c, const Progress& progress, const Backen
   std::vector<std::string> one_at_a_time, concurrent;
   for (const std::string& name : backend_names(c.backend, devices))
     (is_device_backend(name) ? concurrent : one_at_a_time).push_back(name);
-  const LiveRun live(c, run);
+  const LiveRun live(run);
   BackendRun first{c, say, 1, {}, {}};
   first.run(one_at_a_time, open);
   append(run, std::move(first.part));
@@ -866,7 +863,7 @@ std::optional<RunResult> sweep_so_far() {
     if (live->info != nullptr && live->mine != nullptr) {
       BackendResult info = *live->info;
       std::vector<PathResult> mine = *live->mine;
-      stop_backend(*g_live.config, info, mine);
+      stop_backend(g_live.run->config, info, mine);
       for (auto& r : mine) part.results.push_back(std::move(r));
       part.backends.push_back(info);
     }
