@@ -111,6 +111,12 @@ expect_json "each length has as many base slices as head slices, from at least 6
 expect_json "the report names both arms' plugins and the shared path" ab.json \
   "r['ab']['arms'][0]['plugins'][0].endswith('libregress_same_cpu.so') and r['ab']['arms'][1]['plugins'][0].endswith('libregress_cost10_cpu.so') and r['ab']['pairings'][0]['base_path'] == 'plugin:regress'"
 expect_json "the grid is the lengths asked for" ab.json "r['ab']['lengths'] == [64, 256, 1024]"
+expect_json "the arms of one binary share one worker" ab.json "r['ab']['workers'] == 'one'"
+if grep -qF "both arms in one worker of their binary, reading one workload in memory" "$WORK/out"; then
+  pass "the summary says the arms shared a worker and a workload"
+else
+  fail "the summary says the arms shared a worker and a workload" "$(head -c 300 "$WORK/out")"
+fi
 # Both workers without address-space randomization, where the system allows it (setarch -R
 # asks for the same), and the report says which.
 if setarch "$(uname -m)" -R true 2>/dev/null; then layout=fixed; else layout=randomized; fi
@@ -143,7 +149,23 @@ expect_usage_error "a negative slice is refused" "slice times are finite numbers
 expect_usage_error "a run-report reader refuses an ab report, saying who reads it" "is an ab report" \
   "$BIN" check base.json --baseline ab.json
 
-# A head whose read is wrong: its check fails, nothing is timed, exit 1.
+# A worker for each arm: asked for, or for two binary files (a copy of this one).
+SHORT=(--backend cpu --threads 1 -L 64,256 --sweep-budget 2 --slice 0.002 --cache hot --path fused)
+run "$BIN" ab "${SHORT[@]}" --separate-workers --json separate.json
+expect_json "--separate-workers gives each arm a worker of its own" separate.json \
+  "r['ab']['workers'] == 'two' and all(l['pairs'] >= 12 for l in r['ab']['pairings'][0]['lengths'])"
+cp "$BIN" "$WORK/rb-copy"
+run "$BIN" ab "${SHORT[@]}" --head "$WORK/rb-copy" --json copy.json
+expect_json "two binary files get a worker each" copy.json "r['ab']['workers'] == 'two'"
+run "$BIN" ab "${SHORT[@]}" --head "$WORK/../$(basename "$WORK")/rb-copy" --base "$WORK/rb-copy" --json copy2.json
+expect_json "one binary named by two paths shares a worker" copy2.json "r['ab']['workers'] == 'one'"
+"$PY" -c "import json; j=json.load(open('ab.json')); j['ab']['protocol'] = 1; del j['ab']['workers']; json.dump(j, open('protocol1.json','w'))"
+expect_rc "a report of protocol 1 (no workers field) is read" "$ab_rc" "$BIN" check protocol1.json
+"$PY" -c "import json; j=json.load(open('ab.json')); j['ab']['workers'] = 'three'; json.dump(j, open('workers3.json','w'))"
+expect_usage_error "a workers field edited to nonsense is refused" "ab.workers" "$BIN" check workers3.json
+
+# A head whose read is wrong: its check fails, nothing is timed, exit 1. Both plugins in one
+# worker: each arm calls its own.
 expect_rc "a head that fails its check is a regression" 1 "$BIN" ab "${QUICK[@]}" --dtype f32 \
   --base-plugin "$DIR/libfaulty_none.so" --head-plugin "$DIR/libfaulty_off_by_one_block.so" \
   --base-path plugin:faulty_none --head-path plugin:faulty_off_by_one_block --json failed.json
@@ -153,7 +175,7 @@ else
   fail "the failed head is named" "$(first_err)"
 fi
 expect_json "the failed pairing is recorded with its arm" failed.json \
-  "r['ab']['pairings'][0]['status'] == 'failed' and r['ab']['pairings'][0]['failed_arm'] == 'head' and r['ab']['verdict'] == 'regression'"
+  "r['ab']['pairings'][0]['status'] == 'failed' and r['ab']['pairings'][0]['failed_arm'] == 'head' and r['ab']['verdict'] == 'regression' and r['ab']['workers'] == 'one'"
 
 # A signal (SIGTERM: a script's background job ignores SIGINT): the pairs taken so far are kept,
 # marked incomplete; check does not judge them unless asked.

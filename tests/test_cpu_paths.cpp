@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "backends/cpu/paged_attention.hpp"
 #include "core/aligned_buffer.hpp"
 #include "core/errors.hpp"
+#include "core/host_workload.hpp"
 #include "core/reference.hpp"
 #include "measure/verify.hpp"
 #include "test_support.hpp"
@@ -489,4 +491,29 @@ TEST_CASE("a backend that keeps no output buffer says so when asked to read one 
   const auto backend = make_cpu_backend(1);
   CHECK_THROWS_WITH_AS(backend->read_output(0), "the cpu backend cannot read its outputs back",
                        BackendError);
+}
+
+// An ab worker's two arms of one binary read one workload: each backend over a view of it.
+TEST_CASE("backends over views of one host workload read its pages, and no view frees them") {
+  const Workload w{make_shape(2, 8, 2, 64, 16), DType::bf16, 1000, 1, 7, std::nullopt};
+  const HostWorkload host = make_host_workload(w);
+  REQUIRE(host.k_pool.size() >= std::size_t(64) << 10);  // a mapping of its own, not the heap
+  const std::vector<std::byte> before(host.k_pool.data(), host.k_pool.data() + host.k_pool.size());
+  std::vector<double> outs[2];
+  for (auto& out : outs) {
+    HostWorkload v = view_of(host);
+    CHECK(v.k_pool.data() == host.k_pool.data());
+    CHECK(v.v_pool.data() == host.v_pool.data());
+    CHECK(v.q.data() == host.q.data());
+    CHECK(v.block_table == host.block_table);
+    const auto backend = make_cpu_backend(2);
+    backend->prepare(std::move(v));
+    out = backend->run_for_check(Path::fused);
+  }
+  CHECK(outs[0] == outs[1]);
+  // A view that handed the pool's mapping back would have it taken by a buffer of its size.
+  AlignedBuffer other(host.k_pool.size());
+  std::memset(other.data(), 0xab, other.size());
+  CHECK(other.data() != host.k_pool.data());
+  CHECK(std::memcmp(before.data(), host.k_pool.data(), before.size()) == 0);
 }

@@ -128,9 +128,9 @@ void setup_ab_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "ab", "Same-runner gate: time two implementations interleaved and compare them pair by pair");
   sub->footer(
-      "Each arm runs in a worker process of its own (a readbench binary, with its plugins); one\n"
-      "arm times at a time. At each length the arms alternate in blocks of four slices (ABBA or\n"
-      "BAAB at random), each round visits the lengths in a new random order, so the machine's\n"
+      "Each arm runs in a worker process (a readbench binary, with its plugins); the arms of one\n"
+      "binary share one, and on a CPU one workload in memory. One arm times at a time. At each\n"
+      "length the arms alternate in blocks of four slices (ABBA or BAAB at random), each round visits the lengths in a new random order, so the machine's\n"
       "drift falls on both arms of every pair. Per length: head/base with a 95% t interval on\n"
       "the pairs' log-ratios. Over the base's fitted region: delta p (the slope of log(head/base)\n"
       "against log L) and the marginal-cost ratio, each with a paired-bootstrap 95% CI.\n"
@@ -191,6 +191,9 @@ void setup_ab_command(CLI::App& app, int& exit_code) {
                   "Seconds a plugin's checks may take in the process that runs them first")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
+  sub->add_flag("--separate-workers", o->config.separate_workers,
+               "A worker process for each arm even when both are one binary (which otherwise share one, "
+               "and on a CPU one workload in memory)");
   sub->add_option("--json", o->json_path, "Write the ab report to FILE (- for stdout)")->check(output_path());
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }

@@ -83,6 +83,15 @@ class AlignedBuffer {
     ::madvise(data_, map_bytes_ - align, MADV_HUGEPAGE);  // a hint: failure is fine
 #endif
   }
+  // A buffer that reads and writes `o`'s bytes without owning them: `o` must outlive it. Two
+  // readers of one workload (an ab worker's two arms) read the same pages this way.
+  static AlignedBuffer view_of(const AlignedBuffer& o) {
+    AlignedBuffer v;
+    v.data_ = o.data_;
+    v.bytes_ = o.bytes_;
+    v.owns_ = false;
+    return v;
+  }
   AlignedBuffer(AlignedBuffer&& o) noexcept {
     swap(o);
   }
@@ -93,6 +102,7 @@ class AlignedBuffer {
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
   ~AlignedBuffer() {
+    if (!owns_) return;
     if (map_ != nullptr)
       MappingCache::process().release({map_, map_bytes_});
     else
@@ -130,12 +140,14 @@ class AlignedBuffer {
     std::swap(bytes_, o.bytes_);
     std::swap(map_, o.map_);
     std::swap(map_bytes_, o.map_bytes_);
+    std::swap(owns_, o.owns_);
   }
 
   std::byte* data_ = nullptr;
   std::size_t bytes_ = 0;
   void* map_ = nullptr;  // the mapping of a large buffer (data_ lies inside it)
   std::size_t map_bytes_ = 0;
+  bool owns_ = true;  // false for a view_of another buffer
 };
 
 }  // namespace readbench

@@ -182,4 +182,14 @@ HostWorkload make_host_workload(const Workload& w) {
   return h;
 }
 
+HostWorkload view_of(const HostWorkload& h) {
+  HostWorkload v;
+  v.workload = h.workload;
+  v.q = AlignedBuffer::view_of(h.q);
+  v.k_pool = AlignedBuffer::view_of(h.k_pool);
+  v.v_pool = AlignedBuffer::view_of(h.v_pool);
+  v.block_table = h.block_table;
+  return v;
+}
+
 }  // namespace readbench

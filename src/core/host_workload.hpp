@@ -37,6 +37,10 @@ struct HostWorkload {
   }
 };
 
+// A second HostWorkload over `h`'s pools and queries (views: `h` must outlive it) with a copy of
+// its block tables: two backends that read one workload in place read the same pages.
+HostWorkload view_of(const HostWorkload& h);
+
 // Bytes of host memory a workload takes: pools, queries and block tables.
 std::int64_t host_workload_bytes(const Workload& w);
 

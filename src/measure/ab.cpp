@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -89,8 +90,14 @@ std::chrono::milliseconds sample_timeout(double slice_s) {
   return std::chrono::milliseconds(std::int64_t(1000 * (120 + 20 * slice_s)));
 }
 
+// Whether two paths name one binary, whose arms can share a worker.
+bool one_binary(const std::string& a, const std::string& b) {
+  std::error_code e;
+  return std::filesystem::equivalent(a, b, e) && !e;
+}
+
 struct Arm {
-  std::unique_ptr<ArmProcess> process;
+  std::shared_ptr<ArmProcess> process;  // the other arm's too where one worker serves both
   AbArm result;
   std::int64_t memory_available = 0;  // in the backend's own memory, at setup
 };
@@ -131,28 +138,66 @@ class Driver {
 
   Arm& arm(bool base) { return base ? base_ : head_; }
 
+  // A request to one arm's worker, naming the arm.
+  json ask(bool base, json request, std::chrono::milliseconds timeout) {
+    request["arm"] = base ? "base" : "head";
+    return arm(base).process->ask(request, timeout);
+  }
+
+  static json arm_request(const char* role, const SweepConfig& arm_config, const AbConfig& c,
+                          const ArmSpec& spec) {
+    return {{"role", role}, {"config", worker_config_to_json(arm_config, c.plugin_timeout_s, spec.plugins)}};
+  }
+
+  SweepConfig arm_config(const ArmSpec& spec) const {
+    SweepConfig arm_config = c_.sweep;
+    arm_config.paths = spec.paths;
+    return arm_config;
+  }
+
   void start_arm(Arm& a, const char* role, const ArmSpec& spec) {
+    say("starting the " + std::string(role) + " arm");
+    a.process = std::make_shared<ArmProcess>(role, spec.binary);
+    say("verifying the " + std::string(role) + " arm");
+    const json reply = a.process->ask({{"op", "setup"}, {"arms", json::array({arm_request(role, arm_config(spec), c_, spec)})}},
+                                      setup_timeout(c_, spec));
+    take_setup(a, role, spec, reply);
+  }
+
+  // Both arms in one worker of their shared binary, set up in the order drawn.
+  void start_shared(bool base_first) {
+    say("starting one worker for both arms");
+    base_.process = head_.process = std::make_shared<ArmProcess>("both", c_.base.binary);
+    say("verifying both arms");
+    json arms = json::array();
+    for (bool base : {base_first, !base_first}) {
+      const ArmSpec& spec = base ? c_.base : c_.head;
+      arms.push_back(arm_request(base ? "base" : "head", arm_config(spec), c_, spec));
+    }
+    ArmSpec both = c_.base;
+    both.plugins.insert(both.plugins.end(), c_.head.plugins.begin(), c_.head.plugins.end());
+    const json reply = base_.process->ask({{"op", "setup"}, {"arms", arms}}, setup_timeout(c_, both));
+    take_setup(base_, "base", c_.base, reply);
+    take_setup(head_, "head", c_.head, reply);
+  }
+
+  // The arm's part of its worker's setup reply.
+  void take_setup(Arm& a, const char* role, const ArmSpec& spec, const json& replies) {
     a.result.role = role;
     a.result.binary = spec.binary;
     a.result.plugins = spec.plugins;
-    say("starting the " + std::string(role) + " arm");
-    a.process = std::make_unique<ArmProcess>(role, spec.binary);
     a.result.version = a.process->version();
     a.result.git_commit = a.process->git_commit();
-    SweepConfig arm_config = c_.sweep;
-    arm_config.paths = spec.paths;
-    say("verifying the " + std::string(role) + " arm");
-    const json reply = a.process->ask(
-        {{"op", "setup"}, {"config", worker_config_to_json(arm_config, c_.plugin_timeout_s, spec.plugins)}},
-        setup_timeout(c_, spec));
+    const SweepConfig config = arm_config(spec);
     try {
+      const json& reply = replies.at(role);
       BackendResult b = backend_from_json(reply.at("backend"));
       b.name = to_string(c_.sweep.backend);
       b.ceilings_before.push_back(b.bandwidths);
       a.memory_available = reply.at("memory_available").get<std::int64_t>();
       a.result.address_layout = reply.at("address_layout").get<std::string>();
       RunResult& run = a.result.run;
-      run.config = arm_config;
+      run.config = config;
       run.config.auto_lengths = false;
       run.backends.push_back(b);
       for (const Path& p : spec.paths) {
@@ -191,7 +236,11 @@ class Driver {
   void start_arms() {
     // One at a time: only one arm works at any moment, setup included. Which starts first is
     // drawn: the arm that takes its memory first may get other pages than the second.
-    if (std::bernoulli_distribution(0.5)(rng_)) {
+    const bool base_first = std::bernoulli_distribution(0.5)(rng_);
+    r_.one_worker = !c_.separate_workers && one_binary(c_.base.binary, c_.head.binary);
+    if (r_.one_worker) {
+      start_shared(base_first);
+    } else if (base_first) {
       start_arm(base_, "base", c_.base);
       start_arm(head_, "head", c_.head);
     } else {
@@ -222,11 +271,13 @@ class Driver {
 
   // Why a workload of `length` in both arms, beside those prepared, would not fit; empty if it does.
   std::string memory_stop(std::int64_t length) {
-    const json rb = base_.process->ask({{"op", "bytes"}, {"length", length}}, kPrepareTimeout);
-    const json rh = head_.process->ask({{"op", "bytes"}, {"length", length}}, kPrepareTimeout);
-    const double backend = rb.at("backend").get<double>() + rh.at("backend").get<double>();
+    const json rb = ask(true, {{"op", "bytes"}, {"length", length}}, kPrepareTimeout);
+    const json rh = ask(false, {{"op", "bytes"}, {"length", length}}, kPrepareTimeout);
     const double host = std::max(rb.at("host").get<double>(), rh.at("host").get<double>());
     const bool cpu = c_.sweep.backend == BackendChoice::cpu;
+    // One worker's arms on a CPU read one host workload.
+    const double backend = rb.at("backend").get<double>() + rh.at("backend").get<double>() -
+                           (cpu && r_.one_worker ? host : 0);
     const std::string at = "L=" + std::to_string(length);
     if (cpu) {
       if (held_backend_ + backend > kAutoMemoryShare * host_available_)
@@ -252,7 +303,7 @@ class Driver {
     const bool base_first = std::bernoulli_distribution(0.5)(rng_);
     for (bool base : {base_first, !base_first}) {
       say("preparing L=" + std::to_string(length) + " in the " + (base ? "base" : "head") + " arm");
-      const json reply = arm(base).process->ask({{"op", "prepare"}, {"length", length}}, kPrepareTimeout);
+      const json reply = ask(base, {{"op", "prepare"}, {"length", length}}, kPrepareTimeout);
       for (const json& p : reply.at("paths")) {
         const Path path = parse_path(p.at("path").get<std::string>());
         if (p.contains("error")) {
@@ -283,7 +334,7 @@ class Driver {
   // sample of it was disturbed.
   std::pair<double, bool> slice(bool base, const Path& path, std::int64_t length) {
     throw_if_interrupted();
-    const json reply = arm(base).process->ask(
+    const json reply = ask(base,
         {{"op", "sample"}, {"length", length}, {"path", to_string(path)}, {"seconds", c_.slice_s}},
         sample_timeout(c_.slice_s));
     // A plugin whose call failed fails its pairing; an arm that died ends the comparison.
@@ -449,7 +500,7 @@ class Driver {
   void finish() {
     for (bool base : {true, false}) {
       say("measuring the " + std::string(base ? "base" : "head") + " arm's ceiling again");
-      const json reply = arm(base).process->ask({{"op", "ceiling"}}, kPrepareTimeout);
+      const json reply = ask(base, {{"op", "ceiling"}}, kPrepareTimeout);
       BackendResult& b = arm(base).result.run.backends.front();
       b.ceilings_after.push_back({reply.at("read_gbps").get<double>(), reply.at("copy_gbps").get<double>(),
                                   reply.at("buffer_bytes").get<std::int64_t>()});

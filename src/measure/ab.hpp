@@ -38,6 +38,9 @@ struct AbConfig {
   PairedThresholds thresholds;
   double slice_s = 0.025;  // sampling time of one slice
   double plugin_timeout_s = kPluginCheckTimeout;
+  // Each arm in a worker of its own even when both are one binary (which otherwise share one
+  // worker, and on a CPU one workload in memory).
+  bool separate_workers = false;
 };
 
 struct AbArm {
@@ -69,6 +72,9 @@ struct AbResult {
   GridStop grid_stop = GridStop::explicit_lengths;
   std::string grid_reason;
   std::vector<AbPairing> pairings;
+  // Both arms in one worker (one binary, not --separate-workers): on a CPU they read the same
+  // workload in memory, so no difference of where each arm's pages lie enters their pairs.
+  bool one_worker = false;
   int rounds = 0;           // complete rounds over the grid after it was grown
   std::string stop_reason;  // why sampling ended
   double seconds = 0;       // wall time of the whole comparison

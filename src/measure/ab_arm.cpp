@@ -31,6 +31,7 @@ std::string status_text(int status) {
 }  // namespace
 
 std::string ArmProcess::who() const {
+  if (role_ == "both") return "the worker of both arms (" + binary_ + ")";
   return "the " + role_ + " arm (" + binary_ + ")";
 }
 

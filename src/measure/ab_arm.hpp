@@ -15,7 +15,7 @@ namespace readbench {
 class ArmProcess {
  public:
   // Starts `binary ab-worker` and reads its hello. Throws InputError naming the arm (`role`:
-  // "base" or "head") and the binary when it cannot start, ends or says nothing before its
+  // "base", "head", or "both" for one worker serving both) and the binary when it cannot start, ends or says nothing before its
   // hello, or speaks another protocol version (both versions named).
   ArmProcess(std::string role, std::string binary);
   // Asks the worker to quit; one that does not within a few seconds is killed.

@@ -4,14 +4,17 @@
 // first: {"readbench_ab_protocol": N, "version": ..., "git_commit": ...}; a parent and a worker
 // of different N refuse each other. Raise kAbProtocol with any change to a message below.
 //
-// Requests ("op") and their replies; any reply may instead be {"error": WHY} (the worker stays
-// up; a failed path stays failed):
-//   setup   {config}         -> the backend's facts, its read ceiling and each path's checks
-//   bytes   {length}         -> memory a workload of that length takes: {"host", "backend"}
-//   prepare {length}         -> workload built and warmed: {"replicas", "paths": [{"path",
-//                               "calls_per_sample", "bytes"...}]}
-//   sample  {length, path, seconds} -> {"s": [seconds per call...], "disturbed": [0|1...]}
-//   ceiling {}               -> {"read_gbps", "copy_gbps", "buffer_bytes"}
+// A worker serves one arm, or both arms of one binary (then a CPU workload is built once and
+// both arms read it in place). Requests ("op") and their replies; any reply may instead be
+// {"error": WHY} (the worker stays up; a failed path stays failed). Every request after setup
+// names its arm ("arm": "base" or "head").
+//   setup   {arms: [{role, config}...]} -> by role: the backend's facts, its read ceiling and
+//                               each path's checks
+//   bytes   {arm, length}    -> memory a workload of that length takes: {"host", "backend"}
+//   prepare {arm, length}    -> workload built and warmed: {"replicas", "shared", "paths":
+//                               [{"path", "calls_per_sample"} or {"path", "error"}...]}
+//   sample  {arm, length, path, seconds} -> {"s": [seconds per call...], "disturbed": [0|1...]}
+//   ceiling {arm}            -> {"read_gbps", "copy_gbps", "buffer_bytes", "device_conditions"}
 //   quit    {}               -> (the worker exits 0)
 #include <chrono>
 #include <optional>
@@ -21,7 +24,7 @@
 
 namespace readbench {
 
-inline constexpr int kAbProtocol = 1;
+inline constexpr int kAbProtocol = 2;
 inline constexpr const char* kAbHelloKey = "readbench_ab_protocol";
 
 // Writes `message` and a newline to `fd`, whole. Throws OutputError.

@@ -158,19 +158,42 @@ CheckResult check_result_from_json(const json& j) {
 
 namespace {
 
+// Host workloads by length, built once for the arms of one worker that read them in place.
+using SharedHosts = std::map<std::int64_t, std::shared_ptr<const HostWorkload>>;
+
+bool same_workload(const Workload& a, const Workload& b) {
+  return a.shape == b.shape && a.dtype == b.dtype && a.length == b.length &&
+         a.replicas == b.replicas && a.seed == b.seed && a.kv_dtype() == b.kv_dtype();
+}
+
 // One length's own backend, prepared with its workload.
 struct Slot {
-  std::unique_ptr<Backend> backend;
+  std::shared_ptr<const HostWorkload> host;  // the pages a backend reads in place of its own
+  std::unique_ptr<Backend> backend;          // after host: it goes first
   Workload workload;
   std::map<Path, int> calls;  // calls per sample, by path
 };
 
-class Worker {
+// One arm: its backend, plugins and workloads. Two arms of one binary can share a worker
+// (`shared` set), where each length's host workload is built once and both arms' backends read
+// it in place (CPU only: a GPU backend uploads its own copy).
+class ArmWorker {
  public:
-  json handle(const json& request) {
-    const std::string op = request.at("op").get<std::string>();
-    if (op == "setup") return setup(request.at("config"));
-    require_setup();
+  ArmWorker(WorkerConfig config, SharedHosts* shared) : config_(std::move(config)), shared_(shared) {}
+
+  // Validates the arm's config, loads its plugins and runs their checks apart. Before any
+  // thread or CUDA context: the checks fork.
+  void load() {
+    SweepConfig& c = config_.sweep;
+    c.shape.validate();
+    validate_dtypes(c.dtype, c.workload(0).kv_dtype());
+    validate_backend_options(c.threads, c.devices.front());
+    c.plugins = load_plugins(config_.plugin_files, config_.plugin_timeout_s);
+    validate_plugins(c);
+    if (!c.plugins.empty()) c.plugins_not_called = check_plugins_apart(c, config_.plugin_timeout_s);
+  }
+
+  json handle(const std::string& op, const json& request) {
     if (op == "bytes") return bytes(request.at("length").get<std::int64_t>());
     if (op == "prepare") return prepare(request.at("length").get<std::int64_t>());
     if (op == "sample")
@@ -181,29 +204,9 @@ class Worker {
     throw InputError("unknown ab request '" + op + "'");
   }
 
- private:
-  void require_setup() const {
-    if (!probe_) throw InputError("an ab request came before setup");
-  }
-
-  std::unique_ptr<Backend> open() {
-    auto b = factory_(config_.backend);
-    for (const auto& plugin : config_.sweep.plugins)
-      if (!config_.sweep.plugins_not_called.contains(plugin->name())) b->add_plugin(plugin);
-    return b;
-  }
-
-  json setup(const json& j) {
-    if (probe_) throw InputError("an ab worker takes one setup");
-    config_ = worker_config_from_json(j);
-    SweepConfig& c = config_.sweep;
-    c.shape.validate();
-    validate_dtypes(c.dtype, c.workload(0).kv_dtype());
-    validate_backend_options(c.threads, c.devices.front());
-    c.plugins = load_plugins(config_.plugin_files, config_.plugin_timeout_s);
-    validate_plugins(c);
-    // Before any thread or CUDA context: the check forks.
-    if (!c.plugins.empty()) c.plugins_not_called = check_plugins_apart(c, config_.plugin_timeout_s);
+  // Opens the arm's backend and verifies its paths.
+  json setup() {
+    const SweepConfig& c = config_.sweep;
     factory_ = default_backend_factory(c.threads, c.devices);
     probe_ = open();
     info_.name = config_.backend;
@@ -243,6 +246,14 @@ class Worker {
             {"address_layout", address_layout()}};
   }
 
+ private:
+  std::unique_ptr<Backend> open() {
+    auto b = factory_(config_.backend);
+    for (const auto& plugin : config_.sweep.plugins)
+      if (!config_.sweep.plugins_not_called.contains(plugin->name())) b->add_plugin(plugin);
+    return b;
+  }
+
   // "fixed" when this process runs without address-space randomization (ab_arm.cpp asks for it).
   static std::string address_layout() {
     const int p = ::personality(0xffffffff);
@@ -263,12 +274,28 @@ class Worker {
     return {{"host", host_workload_bytes(w)}, {"backend", probe_->workload_bytes(w)}};
   }
 
+  // Prepares `s.backend` for `s.workload`: over the shared host workload of that length where
+  // the arms share them (built here if the other arm has not, or built for other replicas),
+  // else over a workload of its own.
+  void prepare_backend(Slot& s) {
+    if (shared_ == nullptr || config_.sweep.backend != BackendChoice::cpu) {
+      s.host.reset();
+      s.backend->prepare(make_host_workload(s.workload));
+      return;
+    }
+    std::shared_ptr<const HostWorkload>& built = (*shared_)[s.workload.length];
+    if (!built || !same_workload(built->workload, s.workload))
+      built = std::make_shared<const HostWorkload>(make_host_workload(s.workload));
+    s.host = built;
+    s.backend->prepare(view_of(*s.host));
+  }
+
   json prepare(std::int64_t length) {
     if (slots_.contains(length)) throw InputError("L=" + std::to_string(length) + " is prepared already");
     Slot s;
     s.workload = workload_of(length);
     s.backend = open();
-    s.backend->prepare(make_host_workload(s.workload));
+    prepare_backend(s);
     const SweepConfig& c = config_.sweep;
     json paths = json::array();
     for (const Path& p : c.paths) {
@@ -279,7 +306,7 @@ class Worker {
         if (c.sampling.cache == CacheState::cold && calls > s.workload.replicas &&
             s.workload.replicas < max_replicas(s.workload)) {
           s.workload.replicas = std::min(calls + (calls + 3) / 4, max_replicas(s.workload));
-          s.backend->prepare(make_host_workload(s.workload));
+          prepare_backend(s);
           calls = warm_up_and_batch(*s.backend, p, c.sampling);
         }
         s.calls[p] = calls;
@@ -290,8 +317,9 @@ class Worker {
       }
     }
     const int replicas = s.workload.replicas;
+    const bool shared = s.host != nullptr;
     slots_[length] = std::move(s);
-    return {{"replicas", replicas}, {"paths", paths}};
+    return {{"replicas", replicas}, {"paths", paths}, {"shared", shared}};
   }
 
   json sample(std::int64_t length, const Path& p, double seconds) {
@@ -330,11 +358,52 @@ class Worker {
   }
 
   WorkerConfig config_;
+  SharedHosts* shared_;  // nullptr: this arm builds its own workloads
   BackendFactory factory_;
   std::unique_ptr<Backend> probe_;  // the checks' backend; sizes workloads and the ceilings
   BackendResult info_;
   std::map<std::int64_t, Slot> slots_;
   std::set<Path> failed_;
+};
+
+// The worker's arms by role: one, or both arms of one binary (their workloads shared on a CPU).
+class Worker {
+ public:
+  json handle(const json& request) {
+    const std::string op = request.at("op").get<std::string>();
+    if (op == "setup") return setup(request.at("arms"));
+    if (arms_.empty()) throw InputError("an ab request came before setup");
+    const std::string role = request.at("arm").get<std::string>();
+    const auto it = arms_.find(role);
+    if (it == arms_.end()) throw InputError("this ab worker serves no arm '" + role + "'");
+    return it->second.handle(op, request);
+  }
+
+ private:
+  json setup(const json& arms) {
+    if (!arms_.empty()) throw InputError("an ab worker takes one setup");
+    if (!arms.is_array() || arms.empty() || arms.size() > 2)
+      throw InputError("an ab setup names one or two arms");
+    const bool share = arms.size() == 2;
+    // Every arm's plugins are checked before any arm opens its backend (the checks fork); the
+    // arms then open in the order asked.
+    std::vector<std::string> order;
+    for (const json& a : arms) {
+      const std::string role = a.at("role").get<std::string>();
+      if (role != "base" && role != "head") throw InputError("an ab arm is base or head, not '" + role + "'");
+      const auto [it, added] =
+          arms_.try_emplace(role, worker_config_from_json(a.at("config")), share ? &shared_ : nullptr);
+      if (!added) throw InputError("the ab setup names the " + role + " arm twice");
+      it->second.load();
+      order.push_back(role);
+    }
+    json reply = json::object();
+    for (const std::string& role : order) reply[role] = arms_.at(role).setup();
+    return reply;
+  }
+
+  SharedHosts shared_;                     // before arms_: their backends read it
+  std::map<std::string, ArmWorker> arms_;  // by role
 };
 
 }  // namespace

@@ -108,6 +108,7 @@ Json build_ab_report(const AbResult& r, const HostInfo& host, const std::string&
       {"device", s.devices.empty() ? 0 : s.devices.front()},
       {"lengths", r.lengths},
       {"grid", {{"stop", to_string(r.grid_stop)}, {"reason", r.grid_reason}}},
+      {"workers", r.one_worker ? "one" : "two"},
       {"rounds", r.rounds},
       {"seconds", r.seconds},
       {"stop_reason", r.stop_reason},
@@ -150,6 +151,9 @@ std::string format_ab_markdown(const AbResult& r) {
              "few percent between the arms' buffers may fall on the cost ratio";
     out += "\n";
   }
+  if (r.one_worker)
+    out += "- both arms in one worker of their binary" +
+           std::string(s.backend == BackendChoice::cpu ? ", reading one workload in memory" : "") + "\n";
   out += "\n| path | region | delta p [95% CI] | cost ratio [95% CI] | verdict |\n|---|---|---|---|---|\n";
   for (const AbPairing& p : r.pairings) {
     if (!p.comparison) {
@@ -306,8 +310,9 @@ AbReport ab_report_from_json(const nlohmann::json& j, const std::string& source)
   out.complete = complete.get<bool>();
   if (!out.complete) out.signal = rd.text(j, "report", "signal");
   const auto& ab = rd.at(j, "report", "ab");
-  if (rd.number(ab, "ab", "protocol") != kAbProtocol)
-    rd.fail("ab.protocol", "is not " + std::to_string(kAbProtocol));
+  // Protocol 1 wrote the same report without "workers".
+  if (const double protocol = rd.number(ab, "ab", "protocol"); protocol != 1 && protocol != kAbProtocol)
+    rd.fail("ab.protocol", "is not 1 or " + std::to_string(kAbProtocol));
   AbResult& r = out.result;
   r.signal = out.complete ? 0 : std::max(1, signal_number(out.signal));
   SweepConfig& s = r.config.sweep;
@@ -318,6 +323,11 @@ AbReport ab_report_from_json(const nlohmann::json& j, const std::string& source)
   const auto& th = rd.at(ab, "ab", "thresholds");
   r.config.thresholds = {rd.number(th, "ab.thresholds", "tolerance"), rd.number(th, "ab.thresholds", "max_cost_ratio")};
   r.config.slice_s = rd.number(ab, "ab", "slice_s");
+  if (ab.contains("workers")) {
+    const std::string workers = rd.text(ab, "ab", "workers");
+    if (workers != "one" && workers != "two") rd.fail("ab.workers", "is not one or two");
+    r.one_worker = workers == "one";
+  }
   r.rounds = int(rd.number(ab, "ab", "rounds"));
   r.seconds = rd.number(ab, "ab", "seconds");
   r.stop_reason = rd.text(ab, "ab", "stop_reason");
