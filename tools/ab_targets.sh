@@ -46,6 +46,7 @@ for trial in $(seq 1 "$trials"); do
     fi
     case $kind in
       aa) args=() ;;
+      aa2) args=(--separate-workers) ;;
       *) args=(--path plugin:regress --base-plugin "$plugins/libregress_same_$backend.so"
                --head-plugin "$plugins/libregress_${kind}_$backend.so") ;;
     esac
