@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -103,6 +104,28 @@ struct PluginCalls {
   }
 };
 
+// The gather path's contiguous copy of one call's history, K and V. The CPU backends of one
+// process that share a workload (an ab worker's two arms at one length, views of one host
+// workload) run one at a time, and those whose copies are of one size share one: they then
+// write and read the same pages too, as they read the same pool. A copy goes with the last
+// backend that holds it.
+struct GatherCopy {
+  AlignedBuffer k, v;
+};
+
+std::shared_ptr<GatherCopy> gather_copy(std::size_t history) {
+  static std::mutex mutex;
+  static std::map<std::size_t, std::weak_ptr<GatherCopy>> copies;  // by bytes of K
+  const std::lock_guard lock(mutex);
+  std::erase_if(copies, [](const auto& c) { return c.second.expired(); });
+  std::weak_ptr<GatherCopy>& held = copies[history];
+  if (auto copy = held.lock()) return copy;
+  auto copy = std::make_shared<GatherCopy>(
+      GatherCopy{AlignedBuffer(history, "the gathered K copy"), AlignedBuffer(history, "the gathered V copy")});
+  held = copy;
+  return copy;
+}
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(std::pair<int, std::string> threads)
@@ -151,14 +174,14 @@ class CpuBackend final : public Backend {
 
   void release() override {
     plugin_calls_ = {};  // released before their workload goes
-    gather_k_ = {}, gather_v_ = {};
+    gather_.reset();
     out_ = {};
     work_.reset();
   }
 
   std::vector<double> run_for_check(Path p) override {
     const Workload& wl = require_workload();
-    if (p == Path::gather) gather_workspace(*work_, gather_k_, gather_v_);
+    if (p == Path::gather) gather_workspace();
     const std::int64_t n = wl.io_elements();
     for (std::int64_t i = 0; i < n; ++i)
       store_as(wl.dtype, out_.data(), std::size_t(i), std::numeric_limits<float>::quiet_NaN());
@@ -171,7 +194,7 @@ class CpuBackend final : public Backend {
 
   double time_calls(Path p, int calls, CacheState cache) override {
     const Workload& wl = require_workload();
-    if (p == Path::gather) gather_workspace(*work_, gather_k_, gather_v_);  // before any timer
+    if (p == Path::gather) gather_workspace();  // before any timer
     if (cache == CacheState::cold) {
       if (!flusher_) flusher_.emplace(threads_);
       flusher_->flush(sample_buffers(p, calls));
@@ -213,8 +236,8 @@ class CpuBackend final : public Backend {
       ranges.push_back({out_.data() + std::size_t(r) * io_bytes, io_bytes});
     }
     if (p == Path::gather) {
-      ranges.push_back({gather_k_.data(), gather_k_.size()});
-      ranges.push_back({gather_v_.data(), gather_v_.size()});
+      ranges.push_back({gather_->k.data(), gather_->k.size()});
+      ranges.push_back({gather_->v.data(), gather_->v.size()});
     }
     if (p.is_plugin())
       ranges.push_back(
@@ -228,8 +251,14 @@ class CpuBackend final : public Backend {
                          "the output buffer");
   }
 
-  // The gather path's workspace for `h`, K and V of one call, allocated at the first gather call
-  // on it: a run without the gather path never takes its memory.
+  // The gather path's workspace for the workload, taken at the first gather call on it: a run
+  // without the gather path never takes its memory.
+  void gather_workspace() {
+    const std::size_t history = std::size_t(work_->workload.kv_bytes_per_call() / 2);
+    if (!gather_ || gather_->k.size() != history) gather_ = gather_copy(history);
+  }
+
+  // The primer's (its own, not shared).
   static void gather_workspace(const HostWorkload& h, AlignedBuffer& k, AlignedBuffer& v) {
     const std::size_t history = std::size_t(h.workload.kv_bytes_per_call() / 2);
     if (k.size() == history) return;
@@ -264,7 +293,7 @@ class CpuBackend final : public Backend {
   }
 
   void run(const Path& p, int replica) {
-    run(*work_, plugin_calls_, p, replica, out_, gather_k_, gather_v_);
+    run(*work_, plugin_calls_, p, replica, out_, gather_ ? gather_->k : no_copy_, gather_ ? gather_->v : no_copy_);
   }
 
   void run(const HostWorkload& h, const PluginCalls& plugin_calls, const Path& p, int replica,
@@ -286,7 +315,9 @@ class CpuBackend final : public Backend {
   cpu::TeamProbe probe_;
   bool disturbed_ = false;
   std::optional<HostWorkload> work_;
-  AlignedBuffer out_, gather_k_, gather_v_;
+  AlignedBuffer out_;
+  std::shared_ptr<GatherCopy> gather_;  // the gather path's workspace, once it ran
+  AlignedBuffer no_copy_;               // in its place before
   std::optional<cpu::CacheFlusher> flusher_;
   std::optional<HostWorkload> primer_;
   AlignedBuffer primer_out_, primer_k_, primer_v_;
