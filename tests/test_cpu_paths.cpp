@@ -499,18 +499,24 @@ TEST_CASE("backends over views of one host workload read its pages, and no view 
   const HostWorkload host = make_host_workload(w);
   REQUIRE(host.k_pool.size() >= std::size_t(64) << 10);  // a mapping of its own, not the heap
   const std::vector<std::byte> before(host.k_pool.data(), host.k_pool.data() + host.k_pool.size());
-  std::vector<double> outs[2];
-  for (auto& out : outs) {
+  std::vector<double> outs[2], gathered[2];
+  std::unique_ptr<Backend> backends[2];
+  for (int i = 0; i < 2; ++i) {
     HostWorkload v = view_of(host);
     CHECK(v.k_pool.data() == host.k_pool.data());
     CHECK(v.v_pool.data() == host.v_pool.data());
     CHECK(v.q.data() == host.q.data());
     CHECK(v.block_table == host.block_table);
-    const auto backend = make_cpu_backend(2);
-    backend->prepare(std::move(v));
-    out = backend->run_for_check(Path::fused);
+    backends[i] = make_cpu_backend(2);
+    backends[i]->prepare(std::move(v));
+    outs[i] = backends[i]->run_for_check(Path::fused);
+    gathered[i] = backends[i]->run_for_check(Path::gather);  // into the one gather copy they share
   }
   CHECK(outs[0] == outs[1]);
+  CHECK(gathered[0] == gathered[1]);
+  CHECK(backends[0]->run_for_check(Path::gather) == gathered[0]);
+  backends[0].reset();
+  backends[1].reset();
   // A view that handed the pool's mapping back would have it taken by a buffer of its size.
   AlignedBuffer other(host.k_pool.size());
   std::memset(other.data(), 0xab, other.size());
