@@ -158,8 +158,9 @@ CheckResult check_result_from_json(const json& j) {
 
 namespace {
 
-// Host workloads by length, built once for the arms of one worker that read them in place.
-using SharedHosts = std::map<std::int64_t, std::shared_ptr<const HostWorkload>>;
+// Host workloads by length and replicas, built once for the arms of one worker that read them
+// in place; each goes with the last slot that holds it.
+using SharedHosts = std::map<std::pair<std::int64_t, int>, std::weak_ptr<const HostWorkload>>;
 
 bool same_workload(const Workload& a, const Workload& b) {
   return a.shape == b.shape && a.dtype == b.dtype && a.length == b.length &&
@@ -274,19 +275,25 @@ class ArmWorker {
     return {{"host", host_workload_bytes(w)}, {"backend", probe_->workload_bytes(w)}};
   }
 
-  // Prepares `s.backend` for `s.workload`: over the shared host workload of that length where
-  // the arms share them (built here if the other arm has not, or built for other replicas),
-  // else over a workload of its own.
+  // Prepares `s.backend` for `s.workload`: over the shared host workload of that length and
+  // replicas where the arms share them (built here if the other arm holds none), else over a
+  // workload of its own.
   void prepare_backend(Slot& s) {
     if (shared_ == nullptr || config_.sweep.backend != BackendChoice::cpu) {
       s.host.reset();
       s.backend->prepare(make_host_workload(s.workload));
       return;
     }
-    std::shared_ptr<const HostWorkload>& built = (*shared_)[s.workload.length];
-    if (!built || !same_workload(built->workload, s.workload))
-      built = std::make_shared<const HostWorkload>(make_host_workload(s.workload));
-    s.host = built;
+    std::weak_ptr<const HostWorkload>& held = (*shared_)[{s.workload.length, s.workload.replicas}];
+    std::shared_ptr<const HostWorkload> host = held.lock();
+    if (!host || !same_workload(host->workload, s.workload)) {
+      // A workload replaced by one of more replicas goes before the next is built.
+      s.backend->release();
+      s.host.reset();
+      host = std::make_shared<const HostWorkload>(make_host_workload(s.workload));
+      held = host;
+    }
+    s.host = host;
     s.backend->prepare(view_of(*s.host));
   }
 
