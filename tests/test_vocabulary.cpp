@@ -6,7 +6,7 @@
 
 #include "backends/cpu/cpu_budget.hpp"
 #include "core/dtype.hpp"
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 #include "core/names.hpp"
 #include "core/read_path.hpp"
 #include "core/vocabulary.hpp"

@@ -536,7 +536,7 @@ void compare_pairings(AbResult& r) {
   for (AbPairing& p : r.pairings) {
     p.comparison.reset();
     if (p.slices.size() < 2) continue;
-    // The region is where the base has reached its asymptote (read_fit.hpp), judged on the
+    // The region is where the base has reached its asymptote (asymptote_fit.hpp), judged on the
     // medians of its slices: the pairs alone decide the comparison.
     double fit_from = 0;
     try {

@@ -123,7 +123,7 @@ std::vector<TimedPoint> timed_points(const PathResult& r) {
   return pts;
 }
 
-// Whether a path's points so far reach the asymptote (read_fit.hpp).
+// Whether a path's points so far reach the asymptote (asymptote_fit.hpp).
 bool reached(const PathResult& r, const SweepConfig& c, const BackendResult& info) {
   try {
     return fit_read(timed_points(r), fit_options(c, info)).asymptote_reached;

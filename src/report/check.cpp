@@ -9,7 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/names.hpp"
-#include "core/read_fit.hpp"
+#include "core/asymptote_fit.hpp"
 #include "core/read_path.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"

@@ -212,7 +212,7 @@ void check_stored_fit(const Reader& r, const json& f, const std::string& where,
                " is not what the points give: the report was edited or is corrupt");
 }
 
-// Each report under its own version's rules (read_fit.hpp).
+// Each report under its own version's rules (asymptote_fit.hpp).
 FitRules fit_rules_of(int schema_version) {
   return schema_version >= 7   ? FitRules::region
          : schema_version >= 6 ? FitRules::settled
@@ -506,7 +506,7 @@ Report report_from_json(const json& j, const std::string& source) {
         r.fail(at + ".fit_from", "must be a finite length >= 0, got " + json(fit_from).dump());
       ReadFitOptions options;
       options.fit_from = fit_from;
-      // Each report under its own version's rules (read_fit.hpp).
+      // Each report under its own version's rules (asymptote_fit.hpp).
       options.rules = fit_rules_of(rep.schema_version);
       if (!out.points.empty() && out.points[0].kv_bytes > 0)
         options.kv_bytes_per_token = out.points[0].kv_bytes / out.points[0].length;

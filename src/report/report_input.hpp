@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/read_fit.hpp"
+#include "core/asymptote_fit.hpp"
 #include "core/vocabulary.hpp"
 
 namespace readbench {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "core/read_fit.hpp"
+#include "core/asymptote_fit.hpp"
 #include "report/points_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

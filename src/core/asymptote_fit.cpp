@@ -1,4 +1,4 @@
-#include "core/read_fit.hpp"
+#include "core/asymptote_fit.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
