@@ -5,7 +5,7 @@
 #include <limits>
 #include <map>
 
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 #include "core/strprintf.hpp"
 
 namespace readbench {

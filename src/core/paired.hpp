@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 
 namespace readbench {
 

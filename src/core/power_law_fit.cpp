@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 
 namespace readbench {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 
 namespace readbench {
 

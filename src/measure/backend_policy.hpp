@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "core/vocabulary.hpp"
+#include "core/report_words.hpp"
 #include "measure/backend_choice.hpp"
 
 namespace readbench {

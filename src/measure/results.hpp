@@ -11,7 +11,7 @@
 #include "backends/backend.hpp"
 #include "core/bytes_model.hpp"
 #include "core/asymptote_fit.hpp"
-#include "core/vocabulary.hpp"
+#include "core/report_words.hpp"
 #include "measure/backend_choice.hpp"
 #include "measure/quality.hpp"
 #include "measure/sampler.hpp"

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 #include "core/asymptote_fit.hpp"
 #include "core/read_path.hpp"
 #include "report/fit_json.hpp"

@@ -66,7 +66,7 @@ class Reader {
       fail(where + "." + key, "must be positive, got " + json(v).dump());
     return v;
   }
-  // One of an enum's words (core/vocabulary.hpp), as the enum.
+  // One of an enum's words (core/enum_names.hpp), as the enum.
   template <class E, std::size_t N>
   E word(const json& obj, const std::string& where, const char* key,
          const Named<E> (&table)[N]) const {

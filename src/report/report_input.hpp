@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/asymptote_fit.hpp"
-#include "core/vocabulary.hpp"
+#include "core/report_words.hpp"
 
 namespace readbench {
 
