@@ -10,7 +10,7 @@
 #include "core/enum_names.hpp"
 #include "core/read_path.hpp"
 #include "core/report_words.hpp"
-#include "measure/backend_choice.hpp"
+#include "measure/backend_word.hpp"
 #include "report/check.hpp"
 #include "test_support.hpp"
 

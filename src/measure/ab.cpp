@@ -15,7 +15,7 @@
 #include "core/strprintf.hpp"
 #include "measure/ab_arm.hpp"
 #include "measure/ab_worker.hpp"
-#include "measure/backend_policy.hpp"
+#include "measure/backend_opening.hpp"
 #include "measure/quality.hpp"
 #include "measure/sweep.hpp"
 #include "measure/verify.hpp"

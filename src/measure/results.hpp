@@ -12,7 +12,7 @@
 #include "core/bytes_model.hpp"
 #include "core/asymptote_fit.hpp"
 #include "core/report_words.hpp"
-#include "measure/backend_choice.hpp"
+#include "measure/backend_word.hpp"
 #include "measure/quality.hpp"
 #include "measure/sampler.hpp"
 #include "plugins/plugin.hpp"

@@ -20,7 +20,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/strprintf.hpp"
-#include "measure/backend_policy.hpp"
+#include "measure/backend_opening.hpp"
 #include "measure/run_memory.hpp"
 #include "measure/verify.hpp"
 
@@ -658,7 +658,7 @@ struct BackendRun {
   BackendResult info;
 
   // Every path of a backend that cannot run, or fails midway, carries the reason; under an
-  // explicit --backend that is an InputError instead (backend_policy.hpp). One that failed
+  // explicit --backend that is an InputError instead (backend_opening.hpp). One that failed
   // midway keeps the facts and ceilings it had measured.
   void skipped(const std::string& name, Status status, const std::string& why) {
     if (info.name != name) info = BackendResult{};

@@ -1,4 +1,4 @@
-#include "measure/backend_choice.hpp"
+#include "measure/backend_word.hpp"
 
 #include <string>
 

@@ -11,7 +11,7 @@
 
 #include "backends/backend.hpp"
 #include "core/report_words.hpp"
-#include "measure/backend_choice.hpp"
+#include "measure/backend_word.hpp"
 
 namespace readbench {
 
