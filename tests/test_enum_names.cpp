@@ -6,8 +6,8 @@
 
 #include "backends/cpu/cpu_budget.hpp"
 #include "core/dtype.hpp"
-#include "core/power_law_fit.hpp"
 #include "core/enum_names.hpp"
+#include "core/power_law_fit.hpp"
 #include "core/read_path.hpp"
 #include "core/report_words.hpp"
 #include "measure/backend_word.hpp"

@@ -126,8 +126,8 @@ struct ReadFit {
 // "about 0" (the line cannot tell it from none), never a cost to rank or export.
 bool fixed_cost_resolved(const AffineFit& a);
 
-// Throws the guards' FitErrors (power_law_fit.hpp) naming the offending value, for the whole series and
-// for the region.
+// Throws the guards' FitErrors (power_law_fit.hpp) naming the offending value, for the whole
+// series and for the region.
 ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& options = {});
 
 }  // namespace readbench

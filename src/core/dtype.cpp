@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "core/errors.hpp"
 #include "core/enum_names.hpp"
+#include "core/errors.hpp"
 
 namespace readbench {
 

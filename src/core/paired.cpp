@@ -5,8 +5,8 @@
 #include <numeric>
 #include <random>
 
-#include "core/marginal_cost_fit.hpp"
 #include "core/errors.hpp"
+#include "core/marginal_cost_fit.hpp"
 #include "core/power_law_fit.hpp"
 #include "core/strprintf.hpp"
 

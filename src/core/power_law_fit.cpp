@@ -6,8 +6,8 @@
 #include <map>
 #include <sstream>
 
-#include "core/errors.hpp"
 #include "core/enum_names.hpp"
+#include "core/errors.hpp"
 
 namespace readbench {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "core/bytes_model.hpp"
 #include "core/asymptote_fit.hpp"
+#include "core/bytes_model.hpp"
 #include "core/report_words.hpp"
 #include "measure/backend_word.hpp"
 #include "measure/quality.hpp"

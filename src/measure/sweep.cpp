@@ -458,7 +458,8 @@ struct Grid {
       const Workload tw = workload_at(len);
       if (c.auto_lengths && stopped_before(tw)) break;
       time_length(len, tw, due);
-      if (c.auto_lengths) std::erase_if(active, [&](PathResult* r) { return ends_at(len, due, *r); });
+      if (c.auto_lengths)
+        std::erase_if(active, [&](PathResult* r) { return ends_at(len, due, *r); });
     }
   }
 

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/errors.hpp"
-#include "core/enum_names.hpp"
 #include "core/asymptote_fit.hpp"
+#include "core/enum_names.hpp"
+#include "core/errors.hpp"
 #include "core/read_path.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
@@ -178,9 +178,9 @@ std::string fall_back_to_baseline_lengths(CheckRow& row, double from, SharedPoin
            " there (a fifth or more of its time there is fixed cost)";
   shared = share_from(row, shared_from);
   if (int(row.lengths.size()) >= kCheckMinLengths) {
-    row.notes.push_back("compared over the baseline's fitted lengths from L=" +
-                        format_number(row.lengths.front()) +
-                        ": the current fit starts past them, at L=" + format_number(cf.fit_from));
+    row.notes.push_back(
+        "compared over the baseline's fitted lengths from L=" + format_number(row.lengths.front()) +
+        ": the current fit starts past them, at L=" + format_number(cf.fit_from));
   } else {
     shared = share_from(row, from);
   }

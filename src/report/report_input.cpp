@@ -543,9 +543,9 @@ void check_auto_region(const Reader& r, const std::string& at, const ReportResul
     r.fail(at, std::string("cannot be computed again from the points: ") + e.what());
   }
   if (!agrees(fit_from, rule))
-    r.fail(at + ".fit_from",
-           json(fit_from).dump() + " is not where the auto rule starts on these points (" +
-               json(rule).dump() + "): the report was edited or is corrupt");
+    r.fail(at + ".fit_from", json(fit_from).dump() +
+                                 " is not where the auto rule starts on these points (" +
+                                 json(rule).dump() + "): the report was edited or is corrupt");
 }
 
 // The stored fit, computed again from the points over its stored region (each report under its
