@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/read_fit.hpp"
+#include "core/asymptote_fit.hpp"
 #include "measure/results.hpp"
 #include "report/json_report.hpp"
 #include "report/machine_info.hpp"

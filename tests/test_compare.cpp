@@ -279,7 +279,7 @@ TEST_CASE("column heads name the host with its threads and CPU and a note says w
 
 TEST_CASE("compare shows a fixed cost whose CI holds zero as not resolved and never negative") {
   RunResult b = run_a();
-  // Noise whose line undercuts zero (read_fit's test of the same points).
+  // Noise whose line undercuts zero (asymptote_fit's test of the same points).
   b.results[1] = timed_path(
       Path::fused, {{1024, 0.003829}, {4096, 0.0003664}, {16384, 0.007866}, {65536, 0.0147}});
   REQUIRE(b.results[1].fit->affine.fixed_s < 0);

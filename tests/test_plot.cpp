@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 #include "report/plot.hpp"
 #include "report/report_input.hpp"
 #include "report_fixtures.hpp"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 #include "core/printable.hpp"
 #include "measure/results.hpp"
 #include "report/atomic_write.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // The backends readbench knows, in the order a sweep takes them. The sweep's order, opening a
 // backend by name and the names of several devices come from this table; a new backend adds
-// its entry here, its --backend word (measure/backend_choice), and its sources to CMake.
+// its entry here, its --backend word (measure/backend_word), and its sources to CMake.
 #include <memory>
 #include <span>
 #include <string_view>

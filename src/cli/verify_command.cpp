@@ -14,7 +14,7 @@
 #include "core/errors.hpp"
 #include "core/lengths.hpp"
 #include "core/strprintf.hpp"
-#include "measure/backend_choice.hpp"
+#include "measure/backend_word.hpp"
 #include "measure/plugin_check.hpp"
 #include "measure/sweep.hpp"
 #include "measure/verify.hpp"

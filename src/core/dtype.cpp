@@ -2,8 +2,8 @@
 
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
-#include "core/names.hpp"
 
 namespace readbench {
 

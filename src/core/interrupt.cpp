@@ -3,7 +3,7 @@
 #include <atomic>
 #include <csignal>
 
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 
 namespace readbench {
 

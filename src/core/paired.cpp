@@ -5,9 +5,9 @@
 #include <numeric>
 #include <random>
 
-#include "core/affine_fit.hpp"
 #include "core/errors.hpp"
-#include "core/fit.hpp"
+#include "core/marginal_cost_fit.hpp"
+#include "core/power_law_fit.hpp"
 #include "core/strprintf.hpp"
 
 namespace readbench {

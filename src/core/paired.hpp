@@ -9,9 +9,10 @@
 // Over the fitted region (lengths >= fit_from):
 // - delta_p, the change of the exponent: the least-squares slope of the per-length mean
 //   log-ratio against log L. A head whose time is the base's times (L/L0)^k has delta_p = k.
-// - cost_ratio, head over base marginal cost per token: t0 + b*L fitted (affine_fit.hpp) to the
-//   base's per-length times and to the same times scaled by the paired ratio, b_head / b_base.
-//   The pairing carries the comparison; the base's own drift only shapes the line.
+// - cost_ratio, head over base marginal cost per token: t0 + b*L fitted (marginal_cost_fit.hpp)
+//   to the base's per-length times and to the same times scaled by the paired ratio,
+//   b_head / b_base. The pairing carries the comparison; the base's own drift only shapes the
+//   line.
 // Both CIs come from a paired bootstrap (kBootstrapResamples resamples of the pairs within each
 // length, a fixed seed, percentile interval): the two are non-linear in the pairs of several
 // lengths, and resampling whole pairs keeps each pair's shared drift together.
@@ -28,7 +29,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 
 namespace readbench {
 
@@ -89,7 +90,7 @@ struct PairedComparison {
 };
 
 // Throws InputError on lengths out of order or repeated, sides of different sizes, or a time
-// that is not finite and positive. `fit_from` picks the region (the base's fit, read_fit.hpp).
+// that is not finite and positive. `fit_from` picks the region (the base's fit, asymptote_fit.hpp).
 PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double fit_from,
                                const PairedThresholds& thresholds,
                                std::uint64_t seed = kBootstrapSeed);

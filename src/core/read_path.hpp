@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 
 namespace readbench {
 

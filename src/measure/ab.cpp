@@ -16,7 +16,7 @@
 #include "core/strprintf.hpp"
 #include "measure/ab_arm.hpp"
 #include "measure/ab_worker.hpp"
-#include "measure/backend_policy.hpp"
+#include "measure/backend_opening.hpp"
 #include "measure/quality.hpp"
 #include "measure/sweep.hpp"
 #include "measure/verify.hpp"
@@ -587,7 +587,7 @@ void compare_pairings(AbResult& r) {
   for (AbPairing& p : r.pairings) {
     p.comparison.reset();
     if (p.slices.size() < 2) continue;
-    // The region is where the base has reached its asymptote (read_fit.hpp), judged on the
+    // The region is where the base has reached its asymptote (asymptote_fit.hpp), judged on the
     // medians of its slices: the pairs alone decide the comparison.
     double fit_from = 0;
     try {

@@ -4,7 +4,7 @@
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 
 namespace readbench {
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "core/asymptote_fit.hpp"
 #include "core/bytes_model.hpp"
-#include "core/read_fit.hpp"
-#include "core/vocabulary.hpp"
-#include "measure/backend_choice.hpp"
+#include "core/report_words.hpp"
+#include "measure/backend_word.hpp"
 #include "measure/quality.hpp"
 #include "measure/sampler.hpp"
 #include "plugins/plugin.hpp"
@@ -20,7 +20,7 @@
 namespace readbench {
 
 // The grid of `--lengths auto`: x4 from 16 (so it shares the lengths 16, 64, 256, 1024, 4096)
-// until each path reaches its asymptote (read_fit.hpp), within the bounds below.
+// until each path reaches its asymptote (asymptote_fit.hpp), within the bounds below.
 constexpr std::int64_t kAutoFirstLength = 16;
 constexpr std::int64_t kAutoLengthFactor = 4;
 // At most this share of the memory available when a backend opens goes to one workload.
@@ -46,7 +46,7 @@ struct SweepConfig {
   std::optional<DType> kv_storage;  // K/V; empty: dtype
   SamplingPolicy sampling;
   Statistic statistic = Statistic::min;  // what the fit, GB/s and speedups use
-  std::optional<double> fit_from;        // empty: auto (read_fit.hpp)
+  std::optional<double> fit_from;        // empty: auto (asymptote_fit.hpp)
   int threads = 0;                       // 0: every CPU the process may use
   std::vector<int> devices{0};           // CUDA devices, increasing; empty: every one visible
   std::uint64_t seed = 42;

@@ -11,7 +11,7 @@
 #include "backends/cpu/stream_bandwidth.hpp"
 #include "core/aligned_buffer.hpp"
 #include "core/errors.hpp"
-#include "measure/backend_policy.hpp"
+#include "measure/backend_opening.hpp"
 #include "measure/verify.hpp"
 
 namespace readbench {

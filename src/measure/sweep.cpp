@@ -20,7 +20,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/strprintf.hpp"
-#include "measure/backend_policy.hpp"
+#include "measure/backend_opening.hpp"
 #include "measure/run_memory.hpp"
 #include "measure/verify.hpp"
 
@@ -123,7 +123,7 @@ std::vector<TimedPoint> timed_points(const PathResult& r) {
   return pts;
 }
 
-// Whether a path's points so far reach the asymptote (read_fit.hpp).
+// Whether a path's points so far reach the asymptote (asymptote_fit.hpp).
 bool reached(const PathResult& r, const SweepConfig& c, const BackendResult& info) {
   try {
     return fit_read(timed_points(r), fit_options(c, info)).asymptote_reached;
@@ -347,22 +347,12 @@ void sample_rounds(Backend& backend, const SweepConfig& c, BackendResult& info,
   }
 }
 
-// `sharing`: backends swept at the same time, which split the host memory an auto grid may take.
-void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
-                 std::vector<PathResult>& mine, const Progress& progress, int sharing) {
-  const auto backend_start = Clock::now();
-  const std::string name = info.name;  // "cuda:N" for one of several devices
-  auto say = [&](const std::string& s) {
-    if (progress) progress(name + ": " + s);
-  };
-  say("measuring memory ceilings");
-  for (int i = 0; i < kCeilingRoundsBefore; ++i)
-    info.ceilings_before.push_back(backend.measure_bandwidths());
-  info.bandwidths = best_of(info.ceilings_before);
-  const GridBounds bounds{c, backend_start, double(host_memory_available_bytes()) / sharing,
-                          double(backend.memory_available_bytes())};
+using Say = std::function<void(const std::string&)>;
 
-  const std::vector<Path> paths = paths_on(c, name);
+// The paths a backend times, listed as the sweep starts them: ok, or failed where a plugin's
+// check ran in a child process and never came back.
+void list_paths(const SweepConfig& c, const std::string& name, const std::vector<Path>& paths,
+                std::vector<PathResult>& mine) {
   for (const Path& p : paths) {
     PathResult r;
     r.backend = name;
@@ -378,10 +368,20 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
     }
     mine.push_back(r);
   }
+}
+
+// The plugins of the backend's paths whose checks came back, handed to the backend.
+void add_plugins(Backend& backend, const SweepConfig& c, const std::vector<Path>& paths) {
   for (const auto& plugin : c.plugins)
     if (std::find(paths.begin(), paths.end(), Path::of_plugin(plugin->name())) != paths.end() &&
         !c.plugins_not_called.contains(plugin->name()))
       backend.add_plugin(plugin);
+}
+
+// Each ok path checked at each verification length; a path that fails a check is failed, with
+// why, and not called again.
+void verify_paths(Backend& backend, const SweepConfig& c, const GridBounds& bounds,
+                  std::vector<PathResult>& mine, const Say& say) {
   Workload w = c.workload(0);
   w.seed ^= 0x5eedc0de;  // fresh inputs for the checks
   for (std::int64_t len : verification_lengths(c)) {
@@ -408,106 +408,183 @@ void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
                            three_digits(check.tolerance);
     }
   }
+}
 
+// One backend's grid of lengths as it is timed: the first round grows it (or walks the explicit
+// lengths) while paths are active, the later rounds sample its lengths again, and an auto grid
+// grows on for a path those rounds take off its asymptote.
+struct Grid {
+  Backend& backend;
+  const SweepConfig& c;
+  BackendResult& info;
+  const GridBounds& bounds;
+  const Say& say;
+  std::vector<PathResult>& mine;
   std::vector<PathResult*> active;  // paths whose grid goes on
-  for (PathResult& r : mine)
-    if (r.status == Status::ok) active.push_back(&r);
+  std::vector<GridStep> steps;      // what the later rounds sample again
+  std::size_t step = 0;             // the next length's index
+  double last_length_s = 0;
+
+  Grid(Backend& backend, const SweepConfig& c, BackendResult& info, const GridBounds& bounds,
+       const Say& say, std::vector<PathResult>& mine)
+      : backend(backend), c(c), info(info), bounds(bounds), say(say), mine(mine) {}
+
+  void sweep() {
+    for (PathResult& r : mine)
+      if (r.status == Status::ok) active.push_back(&r);
+    grow();
+    sample_rounds(backend, c, info, std::span(steps), bounds.backend_start, say);
+    grow_unreached();
+  }
+
   // An explicit grid's lengths fit this machine on one replica (validate); a cold one adds
   // replicas while they fit.
-  const auto fits_bounds = [&](const Workload& tw) {
+  bool fits_bounds(const Workload& tw) const {
     if (c.auto_lengths) return !bounds.memory_stop(backend, tw);
-    return step_peak(c, name, tw).bytes <= host_memory_limit(physical_memory_bytes());
-  };
-  double last_length_s = 0;
-  std::vector<GridStep> steps;  // what the later rounds sample again
-  std::size_t step = 0;
+    return step_peak(c, info.name, tw).bytes <= host_memory_limit(physical_memory_bytes());
+  }
+
   // The first round: the grid grows (or walks the explicit lengths) while paths are active.
-  const auto grow = [&] {
+  void grow() {
     for (; !active.empty(); ++step) {
       if (!c.auto_lengths && step == c.lengths.size()) {
         for (PathResult* r : active) r->grid_stop = GridStop::explicit_lengths;
         break;
       }
       throw_if_interrupted();
-      std::int64_t len = c.auto_lengths ? kAutoFirstLength : c.lengths[step];
-      for (std::size_t i = 0; c.auto_lengths && i < step; ++i) len *= kAutoLengthFactor;
-      // The active paths without this length: all of them, except after a grid reopened (below),
-      // where a path rejoins at its own next length.
-      std::vector<PathResult*> due;
-      for (PathResult* r : active)
-        if (!c.auto_lengths || r->points.size() == step) due.push_back(r);
+      const std::int64_t len = length_at(step);
+      std::vector<PathResult*> due = due_at(step);
       if (due.empty()) continue;
-      Workload tw = c.workload(len);
-      tw.replicas = c.sampling.cache == CacheState::hot
-                        ? 1
-                        : cold_replicas(tw, backend.cache_bytes(), backend.timer_resolution_s(),
-                                        info.bandwidths.read_gbps);
-      while (tw.replicas > 1 && !fits_bounds(tw)) tw.replicas = (tw.replicas + 1) / 2;
-      if (c.auto_lengths) {
-        if (auto stop = bounds.stop_before(backend, tw, last_length_s)) {
-          for (PathResult* r : active) {
-            r->grid_stop = stop->first;
-            r->grid_reason = stop->second;
-          }
-          active.clear();  // stopped: not grown (and the bound not judged again) after the rounds
-          break;
-        }
-      }
-      const auto length_start = Clock::now();
-      backend.release();  // the next length is built in its place
-      backend.prepare(make_host_workload(tw));
-      GridStep grid_step{tw, seconds_since(length_start), {}};
-      for (PathResult* r : due) {
-        throw_if_interrupted();
-        say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
-        try {
-          time_point(backend, c, info, tw, *r, fits_bounds);
-        } catch (const PluginFailure& e) {
-          fail_path(*r, tw, e.what());
-        }
-      }
-      std::erase_if(active, [](PathResult* r) { return r->status != Status::ok; });
-      std::erase_if(due, [](PathResult* r) { return r->status != Status::ok; });
-      last_length_s = seconds_since(length_start);
-      grid_step.workload = tw;  // with the replicas a cold batch may have added
-      for (PathResult* r : due) grid_step.points.push_back({r, r->points.size() - 1});
-      steps.push_back(std::move(grid_step));
+      const Workload tw = workload_at(len);
+      if (c.auto_lengths && stopped_before(tw)) break;
+      time_length(len, tw, due);
       if (c.auto_lengths)
-        std::erase_if(active, [&](PathResult* r) {
-          if (std::find(due.begin(), due.end(), r) == due.end()) return false;  // not timed now
-          if (r->points.back().measurement.contended) {
-            // The run is contended already; a longer length would only take longer.
-            r->grid_stop = GridStop::contended;
-            r->grid_reason = "L=" + std::to_string(len) +
-                             " kept samples whose threads lost their cores: the machine is busy";
-            return true;
-          }
-          if (!reached(*r, c, info)) return false;
-          r->grid_stop = GridStop::reached;
-          return true;
-        });
+        std::erase_if(active, [&](PathResult* r) { return ends_at(len, due, *r); });
     }
-  };
-  grow();
-  sample_rounds(backend, c, info, std::span(steps), backend_start, say);
+  }
+
+  std::int64_t length_at(std::size_t k) const {
+    std::int64_t len = c.auto_lengths ? kAutoFirstLength : c.lengths[k];
+    for (std::size_t i = 0; c.auto_lengths && i < k; ++i) len *= kAutoLengthFactor;
+    return len;
+  }
+
+  // The active paths without the length of index `k`: all of them, except after a grid
+  // reopened (grow_unreached), where a path rejoins at its own next length.
+  std::vector<PathResult*> due_at(std::size_t k) const {
+    std::vector<PathResult*> due;
+    for (PathResult* r : active)
+      if (!c.auto_lengths || r->points.size() == k) due.push_back(r);
+    return due;
+  }
+
+  // The workload of a length, with the replicas a cold cache needs, halved while they do not fit.
+  Workload workload_at(std::int64_t len) const {
+    Workload tw = c.workload(len);
+    tw.replicas = c.sampling.cache == CacheState::hot
+                      ? 1
+                      : cold_replicas(tw, backend.cache_bytes(), backend.timer_resolution_s(),
+                                      info.bandwidths.read_gbps);
+    while (tw.replicas > 1 && !fits_bounds(tw)) tw.replicas = (tw.replicas + 1) / 2;
+    return tw;
+  }
+
+  // Whether an auto grid's bound stops it before `tw`: every active path's grid then ends, and
+  // is not grown (nor the bound judged again) after the rounds.
+  bool stopped_before(const Workload& tw) {
+    const auto stop = bounds.stop_before(backend, tw, last_length_s);
+    if (!stop) return false;
+    for (PathResult* r : active) {
+      r->grid_stop = stop->first;
+      r->grid_reason = stop->second;
+    }
+    active.clear();
+    return true;
+  }
+
+  // The due paths timed at one length, on its workload built in the last one's place; a path
+  // whose call fails leaves the grid. The length becomes a step the later rounds sample again.
+  void time_length(std::int64_t len, Workload tw, std::vector<PathResult*>& due) {
+    const auto length_start = Clock::now();
+    backend.release();  // the next length is built in its place
+    backend.prepare(make_host_workload(tw));
+    GridStep grid_step{tw, seconds_since(length_start), {}};
+    for (PathResult* r : due) {
+      throw_if_interrupted();
+      say("timing " + std::string(to_string(r->path)) + " at L=" + std::to_string(len));
+      try {
+        time_point(backend, c, info, tw, *r, [this](const Workload& w) { return fits_bounds(w); });
+      } catch (const PluginFailure& e) {
+        fail_path(*r, tw, e.what());
+      }
+    }
+    std::erase_if(active, [](PathResult* r) { return r->status != Status::ok; });
+    std::erase_if(due, [](PathResult* r) { return r->status != Status::ok; });
+    last_length_s = seconds_since(length_start);
+    grid_step.workload = tw;  // with the replicas a cold batch may have added
+    for (PathResult* r : due) grid_step.points.push_back({r, r->points.size() - 1});
+    steps.push_back(std::move(grid_step));
+  }
+
+  // Whether an auto grid ends for `r` after the length `len`, and why: its point there kept
+  // disturbed samples, or its points reach the asymptote. A path not timed now goes on.
+  bool ends_at(std::int64_t len, const std::vector<PathResult*>& due, PathResult& r) const {
+    if (std::find(due.begin(), due.end(), &r) == due.end()) return false;  // not timed now
+    if (r.points.back().measurement.contended) {
+      // The run is contended already; a longer length would only take longer.
+      r.grid_stop = GridStop::contended;
+      r.grid_reason = "L=" + std::to_string(len) +
+                      " kept samples whose threads lost their cores: the machine is busy";
+      return true;
+    }
+    if (!reached(r, c, info)) return false;
+    r.grid_stop = GridStop::reached;
+    return true;
+  }
+
   // A path judged at its asymptote on its first-round points may not be once every round is
   // in (a length timed while the machine was slow looked like the read's own curve): its grid
   // grows on from where it stopped, and the new lengths get their rounds.
-  while (c.auto_lengths) {
-    for (PathResult& r : mine)
-      if (r.status == Status::ok && r.grid_stop == GridStop::reached && !reached(r, c, info)) {
-        r.grid_stop = GridStop::not_timed;
-        active.push_back(&r);
-      }
-    if (active.empty()) break;
-    // An auto grid's points are its first lengths: a path goes on at the length after its last.
-    step = std::numeric_limits<std::size_t>::max();
-    for (const PathResult* r : active) step = std::min(step, r->points.size());
-    const std::size_t first_new = steps.size();
-    grow();
-    if (steps.size() == first_new) break;  // a bound stopped it at once
-    sample_rounds(backend, c, info, std::span(steps).subspan(first_new), backend_start, say);
+  void grow_unreached() {
+    while (c.auto_lengths) {
+      for (PathResult& r : mine)
+        if (r.status == Status::ok && r.grid_stop == GridStop::reached && !reached(r, c, info)) {
+          r.grid_stop = GridStop::not_timed;
+          active.push_back(&r);
+        }
+      if (active.empty()) break;
+      // An auto grid's points are its first lengths: a path goes on at the length after its
+      // last.
+      step = std::numeric_limits<std::size_t>::max();
+      for (const PathResult* r : active) step = std::min(step, r->points.size());
+      const std::size_t first_new = steps.size();
+      grow();
+      if (steps.size() == first_new) break;  // a bound stopped it at once
+      sample_rounds(backend, c, info, std::span(steps).subspan(first_new), bounds.backend_start,
+                    say);
+    }
   }
+};
+
+// `sharing`: backends swept at the same time, which split the host memory an auto grid may take.
+void run_backend(Backend& backend, const SweepConfig& c, BackendResult& info,
+                 std::vector<PathResult>& mine, const Progress& progress, int sharing) {
+  const auto backend_start = Clock::now();
+  const std::string name = info.name;  // "cuda:N" for one of several devices
+  const Say say = [&](const std::string& s) {
+    if (progress) progress(name + ": " + s);
+  };
+  say("measuring memory ceilings");
+  for (int i = 0; i < kCeilingRoundsBefore; ++i)
+    info.ceilings_before.push_back(backend.measure_bandwidths());
+  info.bandwidths = best_of(info.ceilings_before);
+  const GridBounds bounds{c, backend_start, double(host_memory_available_bytes()) / sharing,
+                          double(backend.memory_available_bytes())};
+  const std::vector<Path> paths = paths_on(c, name);
+  list_paths(c, name, paths, mine);
+  add_plugins(backend, c, paths);
+  verify_paths(backend, c, bounds, mine, say);
+  Grid(backend, c, info, bounds, say, mine).sweep();
 
   // The ceilings again after the sweep: a machine that got busier or quieter meanwhile shows
   // here, and the best of all measurements is the ceiling every fraction is judged against.
@@ -658,7 +735,7 @@ struct BackendRun {
   BackendResult info;
 
   // Every path of a backend that cannot run, or fails midway, carries the reason; under an
-  // explicit --backend that is an InputError instead (backend_policy.hpp). One that failed
+  // explicit --backend that is an InputError instead (backend_opening.hpp). One that failed
   // midway keeps the facts and ceilings it had measured.
   void skipped(const std::string& name, Status status, const std::string& why) {
     if (info.name != name) info = BackendResult{};

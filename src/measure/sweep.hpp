@@ -3,7 +3,7 @@
 // each length, fit, and compute speedups.
 #include <optional>
 
-#include "measure/backend_policy.hpp"
+#include "measure/backend_opening.hpp"
 #include "measure/results.hpp"
 
 namespace readbench {

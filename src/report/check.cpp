@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/asymptote_fit.hpp"
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
-#include "core/names.hpp"
-#include "core/read_fit.hpp"
 #include "core/read_path.hpp"
 #include "report/fit_json.hpp"
 #include "report/format.hpp"
@@ -100,8 +100,10 @@ std::string contended_rows(const CheckRow& row, const Report& baseline, const Re
   return {};
 }
 
-// The rules for one backend/path present in both reports.
-void judge(CheckRow& row, const CheckOptions& o) {
+// Whether both sides of a row are ok and fitted, so that their exponents may be compared; if
+// not, the row's verdict (a regression where the current report failed a path the baseline
+// timed) and why.
+bool both_timed_and_fitted(CheckRow& row) {
   const ReportResult& b = *row.baseline;
   const ReportResult& c = *row.current;
   const std::string base_status(to_string(b.status)), current_status(to_string(c.status));
@@ -112,151 +114,185 @@ void judge(CheckRow& row, const CheckOptions& o) {
     } else {
       row.reasons.push_back("failed in the current report, " + base_status + " in the baseline");
     }
-    return;
+    return false;
   }
   if (c.status != Status::ok) {
     row.reasons.push_back(with_reason(current_status + " in the current report", c.reason));
-    return;
+    return false;
   }
   if (b.status != Status::ok) {
     row.reasons.push_back(with_reason(base_status + " in the baseline", b.reason));
-    return;
+    return false;
   }
   if (!b.fit) {
     row.reasons.push_back("no fit in the baseline");
-    return;
+    return false;
   }
   if (!c.fit) {
     row.reasons.push_back("no fit in the current report");
-    return;
+    return false;
   }
+  return true;
+}
 
-  // Exponents compare only over lengths both timed, past both fits' fixed-cost region.
-  const double from = std::max(b.fit->fit_from, c.fit->fit_from);
-  std::vector<TimedPoint> bp, cp;
-  const auto share_from = [&](double first) {
-    row.lengths.clear();
-    bp.clear();
-    cp.clear();
-    for (const ReportPoint& p : b.points) {
-      if (p.length < first) continue;
-      for (const ReportPoint& q : c.points)
-        if (q.length == p.length) {
-          row.lengths.push_back(p.length);
-          bp.push_back({p.length, p.seconds});
-          cp.push_back({q.length, q.seconds});
-        }
-    }
-  };
-  share_from(from);
-  // A current region that starts past the baseline's because the current read's cost per token
-  // no longer settles over the baseline's lengths (it got dearer from some length on) would
-  // leave the row unjudged: the baseline's lengths are compared instead, from where the current
-  // read's own length-dependent share reaches kAsymptoteShare. Not when the region moved up
-  // because the current read's fixed cost grew: its shares below the region stay under the
-  // threshold, and the exponent there would describe the fixed cost (a lower one, judged ok).
-  // Nor against a baseline that never reached its asymptote: its region is not the read's.
-  std::string not_fallen_back;  // why the baseline's lengths were not compared instead
-  if (int(row.lengths.size()) < kCheckMinLengths && c.fit->fit_from > b.fit->fit_from) {
-    const double shared_from = first_dominant_length(c, b.fit->fit_from);
-    if (!b.fit->asymptote_reached) {
-      not_fallen_back =
-          "not compared over the baseline's fitted lengths: the baseline did not "
-          "reach its asymptote";
-    } else if (!(shared_from < c.fit->fit_from)) {
-      not_fallen_back = "not compared below L=" + format_number(c.fit->fit_from) +
-                        ": the current read's length-dependent share is under " +
-                        format_number(kAsymptoteShare) +
-                        " there (a fifth or more of its time there is fixed cost)";
-    } else {
-      share_from(shared_from);
-      if (int(row.lengths.size()) >= kCheckMinLengths) {
-        row.notes.push_back(
-            "compared over the baseline's fitted lengths from L=" +
-            format_number(row.lengths.front()) +
-            ": the current fit starts past them, at L=" + format_number(c.fit->fit_from));
-      } else {
-        share_from(from);
+// The points of the lengths both sides timed, at or above `first`: the row's lengths, and each
+// side's points there.
+struct SharedPoints {
+  std::vector<TimedPoint> baseline, current;
+};
+SharedPoints share_from(CheckRow& row, double first) {
+  SharedPoints out;
+  row.lengths.clear();
+  for (const ReportPoint& p : row.baseline->points) {
+    if (p.length < first) continue;
+    for (const ReportPoint& q : row.current->points)
+      if (q.length == p.length) {
+        row.lengths.push_back(p.length);
+        out.baseline.push_back({p.length, p.seconds});
+        out.current.push_back({q.length, q.seconds});
       }
-    }
   }
-  const bool costs = b.fit->affine.marginal_s > 0 && c.fit->affine.marginal_s > 0;
-  if (int(row.lengths.size()) < kCheckMinLengths) {
-    const std::string skip = strprintf(
-        "the reports share %zu length%s at or above both fits' fit_from (L >= %s); %d are "
-        "needed to compare exponents",
-        row.lengths.size(), row.lengths.size() == 1 ? "" : "s", format_number(from).c_str(),
-        kCheckMinLengths);
-    if (!not_fallen_back.empty()) row.notes.push_back(not_fallen_back);
-    // Each side's marginal cost is its own fit's, whatever lengths they share: the cost rule
-    // still holds where the exponents cannot be compared.
-    if (o.max_cost_ratio && costs &&
-        c.fit->affine.marginal_s / b.fit->affine.marginal_s > *o.max_cost_ratio) {
-      row.cost_ratio = c.fit->affine.marginal_s / b.fit->affine.marginal_s;
-      row.verdict = Verdict::regression;
-      row.reasons.push_back(
-          strprintf("marginal cost per token ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
-      row.notes.push_back("exponents not compared: " + skip);
-      return;
-    }
-    row.reasons.push_back(skip);
+  return out;
+}
+
+// A current region that starts past the baseline's because the current read's cost per token
+// no longer settles over the baseline's lengths (it got dearer from some length on) would
+// leave the row unjudged: the baseline's lengths are compared instead, from where the current
+// read's own length-dependent share reaches kAsymptoteShare. Not when the region moved up
+// because the current read's fixed cost grew: its shares below the region stay under the
+// threshold, and the exponent there would describe the fixed cost (a lower one, judged ok).
+// Nor against a baseline that never reached its asymptote: its region is not the read's.
+// Returns why the baseline's lengths were not compared instead, or empty.
+std::string fall_back_to_baseline_lengths(CheckRow& row, double from, SharedPoints& shared) {
+  const ReadFit& bf = *row.baseline->fit;
+  const ReadFit& cf = *row.current->fit;
+  if (int(row.lengths.size()) >= kCheckMinLengths || !(cf.fit_from > bf.fit_from)) return {};
+  const double shared_from = first_dominant_length(*row.current, bf.fit_from);
+  if (!bf.asymptote_reached)
+    return "not compared over the baseline's fitted lengths: the baseline did not reach its "
+           "asymptote";
+  if (!(shared_from < cf.fit_from))
+    return "not compared below L=" + format_number(cf.fit_from) +
+           ": the current read's length-dependent share is under " +
+           format_number(kAsymptoteShare) +
+           " there (a fifth or more of its time there is fixed cost)";
+  shared = share_from(row, shared_from);
+  if (int(row.lengths.size()) >= kCheckMinLengths) {
+    row.notes.push_back(
+        "compared over the baseline's fitted lengths from L=" + format_number(row.lengths.front()) +
+        ": the current fit starts past them, at L=" + format_number(cf.fit_from));
+  } else {
+    shared = share_from(row, from);
+  }
+  return {};
+}
+
+// Too few shared lengths to compare exponents: the row is skipped, unless the cost rule, which
+// reads each side's own fit whatever lengths they share, finds a regression.
+void judge_too_few_lengths(CheckRow& row, const CheckOptions& o, double from, bool costs,
+                           const std::string& not_fallen_back) {
+  const ReadFit& bf = *row.baseline->fit;
+  const ReadFit& cf = *row.current->fit;
+  const std::string skip = strprintf(
+      "the reports share %zu length%s at or above both fits' fit_from (L >= %s); %d are "
+      "needed to compare exponents",
+      row.lengths.size(), row.lengths.size() == 1 ? "" : "s", format_number(from).c_str(),
+      kCheckMinLengths);
+  if (!not_fallen_back.empty()) row.notes.push_back(not_fallen_back);
+  if (o.max_cost_ratio && costs &&
+      cf.affine.marginal_s / bf.affine.marginal_s > *o.max_cost_ratio) {
+    row.cost_ratio = cf.affine.marginal_s / bf.affine.marginal_s;
+    row.verdict = Verdict::regression;
+    row.reasons.push_back(
+        strprintf("marginal cost per token ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
+    row.notes.push_back("exponents not compared: " + skip);
     return;
   }
-  row.baseline_fit = fit_power_law(bp);
-  row.current_fit = fit_power_law(cp);
+  row.reasons.push_back(skip);
+}
+
+// The exponent over the shared lengths against the baseline's plus the tolerance.
+void judge_exponent(CheckRow& row, const CheckOptions& o) {
   const FitResult& bf = *row.baseline_fit;
   const FitResult& cf = *row.current_fit;
-  row.verdict = Verdict::ok;
-  row.delta_exponent = cf.exponent - bf.exponent;
-  if (costs) row.cost_ratio = c.fit->affine.marginal_s / b.fit->affine.marginal_s;
-
   const double limit = bf.exponent + o.tolerance;
-  if (cf.exponent > limit + kExponentSlack) {
-    const bool has_ci = cf.ci95_low && cf.ci95_high;
-    // Without a CI the point estimate is all there is; with one, only a CI wholly above
-    // the limit says the rise is more than noise.
-    if (!has_ci) {
-      row.verdict = Verdict::regression;
-      row.reasons.push_back(strprintf(
-          "exponent %.3f > baseline %.3f + tolerance %g (no CI: the point estimate decides)",
-          cf.exponent, bf.exponent, o.tolerance));
-    } else if (*cf.ci95_low > limit + kExponentSlack) {
-      row.verdict = Verdict::regression;
-      row.reasons.push_back(strprintf(
-          "exponent %.3f > baseline %.3f + tolerance %g, its 95%% CI [%.3f, %.3f] wholly above",
-          cf.exponent, bf.exponent, o.tolerance, *cf.ci95_low, *cf.ci95_high));
-    } else {
-      row.notes.push_back(strprintf(
-          "exponent up %.3f, more than the tolerance, but its 95%% CI reaches down to %.3f, "
-          "not wholly above %.3f",
-          *row.delta_exponent, *cf.ci95_low, limit));
-    }
+  if (!(cf.exponent > limit + kExponentSlack)) return;
+  const bool has_ci = cf.ci95_low && cf.ci95_high;
+  // Without a CI the point estimate is all there is; with one, only a CI wholly above
+  // the limit says the rise is more than noise.
+  if (!has_ci) {
+    row.verdict = Verdict::regression;
+    row.reasons.push_back(strprintf(
+        "exponent %.3f > baseline %.3f + tolerance %g (no CI: the point estimate decides)",
+        cf.exponent, bf.exponent, o.tolerance));
+  } else if (*cf.ci95_low > limit + kExponentSlack) {
+    row.verdict = Verdict::regression;
+    row.reasons.push_back(strprintf(
+        "exponent %.3f > baseline %.3f + tolerance %g, its 95%% CI [%.3f, %.3f] wholly above",
+        cf.exponent, bf.exponent, o.tolerance, *cf.ci95_low, *cf.ci95_high));
+  } else {
+    row.notes.push_back(strprintf(
+        "exponent up %.3f, more than the tolerance, but its 95%% CI reaches down to %.3f, "
+        "not wholly above %.3f",
+        *row.delta_exponent, *cf.ci95_low, limit));
   }
-  if (cf.regime > bf.regime) {
-    // The same evidence as for the exponent: the whole CI past the baseline band's upper edge.
-    const double edge = regime_upper_edge(bf.regime);
-    const double low = cf.ci95_low ? *cf.ci95_low : cf.exponent;
-    const std::string change =
-        std::string(to_string(bf.regime)) + " -> " + std::string(to_string(cf.regime));
-    if (low >= edge) {
-      row.verdict = Verdict::regression;
-      row.reasons.push_back(strprintf("regime worsened: %s, the 95%% CI wholly at or above %.2f",
-                                      change.c_str(), edge));
-    } else {
-      row.notes.push_back(strprintf(
-          "regime word %s, but the 95%% CI reaches down to %.3f, below the %.2f band edge",
-          change.c_str(), low, edge));
-    }
+}
+
+// A worse regime word, with the same evidence as for the exponent: the whole CI past the
+// baseline band's upper edge.
+void judge_regime(CheckRow& row) {
+  const FitResult& bf = *row.baseline_fit;
+  const FitResult& cf = *row.current_fit;
+  if (!(cf.regime > bf.regime)) return;
+  const double edge = regime_upper_edge(bf.regime);
+  const double low = cf.ci95_low ? *cf.ci95_low : cf.exponent;
+  const std::string change =
+      std::string(to_string(bf.regime)) + " -> " + std::string(to_string(cf.regime));
+  if (low >= edge) {
+    row.verdict = Verdict::regression;
+    row.reasons.push_back(strprintf("regime worsened: %s, the 95%% CI wholly at or above %.2f",
+                                    change.c_str(), edge));
+  } else {
+    row.notes.push_back(
+        strprintf("regime word %s, but the 95%% CI reaches down to %.3f, below the %.2f band edge",
+                  change.c_str(), low, edge));
   }
-  if (o.max_cost_ratio) {
-    if (!row.cost_ratio) {
-      row.notes.push_back("no cost ratio: a marginal cost per token is not positive");
-    } else if (*row.cost_ratio > *o.max_cost_ratio) {
-      row.verdict = Verdict::regression;
-      row.reasons.push_back(
-          strprintf("marginal cost per token ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
-    }
+}
+
+// The marginal cost per token's ratio against --max-cost-ratio, where it is set.
+void judge_cost_ratio(CheckRow& row, const CheckOptions& o) {
+  if (!o.max_cost_ratio) return;
+  if (!row.cost_ratio) {
+    row.notes.push_back("no cost ratio: a marginal cost per token is not positive");
+  } else if (*row.cost_ratio > *o.max_cost_ratio) {
+    row.verdict = Verdict::regression;
+    row.reasons.push_back(
+        strprintf("marginal cost per token ratio %.2f > %g", *row.cost_ratio, *o.max_cost_ratio));
   }
+}
+
+// The rules for one backend/path present in both reports.
+void judge(CheckRow& row, const CheckOptions& o) {
+  if (!both_timed_and_fitted(row)) return;
+  const ReadFit& b = *row.baseline->fit;
+  const ReadFit& c = *row.current->fit;
+  // Exponents compare only over lengths both timed, past both fits' fixed-cost region.
+  const double from = std::max(b.fit_from, c.fit_from);
+  SharedPoints shared = share_from(row, from);
+  const std::string not_fallen_back = fall_back_to_baseline_lengths(row, from, shared);
+  const bool costs = b.affine.marginal_s > 0 && c.affine.marginal_s > 0;
+  if (int(row.lengths.size()) < kCheckMinLengths) {
+    judge_too_few_lengths(row, o, from, costs, not_fallen_back);
+    return;
+  }
+  row.baseline_fit = fit_power_law(shared.baseline);
+  row.current_fit = fit_power_law(shared.current);
+  row.verdict = Verdict::ok;
+  row.delta_exponent = row.current_fit->exponent - row.baseline_fit->exponent;
+  if (costs) row.cost_ratio = c.affine.marginal_s / b.affine.marginal_s;
+  judge_exponent(row, o);
+  judge_regime(row);
+  judge_cost_ratio(row, o);
 }
 
 std::string plural(int n, const char* one, const char* many) {

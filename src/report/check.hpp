@@ -76,7 +76,7 @@ struct CheckOutcome {
 };
 
 // Lengths both sides need in common for their exponents to be compared. Each side's own fit
-// follows the region rule (read_fit.hpp); a row whose current fit is not at its asymptote is
+// follows the region rule (asymptote_fit.hpp); a row whose current fit is not at its asymptote is
 // marked and not passed unless allowed.
 constexpr int kCheckMinLengths = 3;
 

@@ -1,7 +1,7 @@
 #include "report/check_allow.hpp"
 
 #include "core/errors.hpp"
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 
 namespace readbench {
 

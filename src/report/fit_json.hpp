@@ -3,7 +3,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 
-#include "core/read_fit.hpp"
+#include "core/asymptote_fit.hpp"
 
 namespace readbench {
 

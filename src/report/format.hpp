@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/affine_fit.hpp"
+#include "core/marginal_cost_fit.hpp"
 #include "core/strprintf.hpp"
 
 namespace readbench {

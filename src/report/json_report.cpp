@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/interrupt.hpp"
-#include "measure/backend_policy.hpp"
+#include "measure/backend_opening.hpp"
 #include "version.hpp"
 
 namespace readbench {

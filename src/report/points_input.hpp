@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 
 namespace readbench {
 

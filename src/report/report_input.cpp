@@ -66,7 +66,7 @@ class Reader {
       fail(where + "." + key, "must be positive, got " + json(v).dump());
     return v;
   }
-  // One of an enum's words (core/vocabulary.hpp), as the enum.
+  // One of an enum's words (core/enum_names.hpp), as the enum.
   template <class E, std::size_t N>
   E word(const json& obj, const std::string& where, const char* key,
          const Named<E> (&table)[N]) const {
@@ -212,7 +212,7 @@ void check_stored_fit(const Reader& r, const json& f, const std::string& where,
                " is not what the points give: the report was edited or is corrupt");
 }
 
-// Each report under its own version's rules (read_fit.hpp).
+// Each report under its own version's rules (asymptote_fit.hpp).
 FitRules fit_rules_of(int schema_version) {
   return schema_version >= 7   ? FitRules::region
          : schema_version >= 6 ? FitRules::settled
@@ -284,8 +284,11 @@ std::string Report::incompleteness() const {
                              : "incomplete: a plugin ended the run with " + plugin_exit;
 }
 
-Report report_from_json(const json& j, const std::string& source) {
-  const Reader r(source);
+namespace {
+
+// The document is a run report of a schema version this readbench reads: its version, or
+// InputError.
+int read_schema_version(const Reader& r, const json& j, const std::string& source) {
   if (j.is_object() && j.contains("ab") && !j.contains("results"))
     throw InputError(printable(source) +
                      " is an ab report (readbench ab): check, plot, export and compare read it");
@@ -299,39 +302,52 @@ Report report_from_json(const json& j, const std::string& source) {
     r.fail("schema_version", version_field.dump() + " is not one this readbench reads (" +
                                  std::to_string(kOldestSchemaVersion) + " to " +
                                  std::to_string(kSchemaVersion) + ")");
-  Report rep;
-  rep.source = printable(source);  // a file name, shown in tables and CSV cells
-  rep.schema_version = int(version);
+  return int(version);
+}
+
+// tool: the readbench that wrote the report.
+void read_tool(const Reader& r, const json& j, Report& rep) {
   const json& tool = r.field(j, "report", "tool");
   rep.git_commit = r.shown(tool, "tool", "git_commit");
   if (tool.is_object() && tool.contains("version") && tool["version"].is_string())
     rep.version = printable(tool["version"].get<std::string>());
-  if (j.contains("complete")) {
-    if (!j["complete"].is_boolean()) r.fail("complete", "is not true or false");
-    rep.complete = j["complete"].get<bool>();
-    if (!rep.complete && j.contains("plugin_exit")) {
-      // A plugin's exit() ended the run (exit_guard.hpp): "exit(N)" or "quick_exit()".
-      rep.plugin_exit = r.text(j, "report", "plugin_exit");
-      const std::string& e = rep.plugin_exit;
-      const std::size_t digits = e.size() > 6 && e[5] == '-' ? 6 : 5;  // after "exit(" and a sign
-      const bool status = e.size() > digits + 1 && e.size() <= digits + 11 &&
-                          e.starts_with("exit(") && e.ends_with(")") &&
-                          std::all_of(e.begin() + long(digits), e.end() - 1,
-                                      [](char ch) { return ch >= '0' && ch <= '9'; });
-      if (!status && e != "quick_exit()")
-        r.fail("plugin_exit", json(rep.plugin_exit).dump() + " is not exit(N) or quick_exit()");
-      if (j.contains("signal")) r.fail("signal", "is there beside plugin_exit");
-    } else if (!rep.complete) {
-      rep.signal = r.text(j, "report", "signal");
-      if (signal_number(rep.signal) == 0)
-        r.fail("signal", json(rep.signal).dump() + " is not SIGINT, SIGTERM or SIGHUP");
-    }
-    if (rep.complete && j.contains("signal"))
-      r.fail("signal", "is there but the report says it is complete");
-    if (rep.complete && j.contains("plugin_exit"))
-      r.fail("plugin_exit", "is there but the report says it is complete");
+}
+
+// A plugin's exit() ended the run (exit_guard.hpp): "exit(N)" or "quick_exit()".
+void read_plugin_exit(const Reader& r, const json& j, Report& rep) {
+  rep.plugin_exit = r.text(j, "report", "plugin_exit");
+  const std::string& e = rep.plugin_exit;
+  const std::size_t digits = e.size() > 6 && e[5] == '-' ? 6 : 5;  // after "exit(" and a sign
+  const bool status = e.size() > digits + 1 && e.size() <= digits + 11 && e.starts_with("exit(") &&
+                      e.ends_with(")") &&
+                      std::all_of(e.begin() + long(digits), e.end() - 1,
+                                  [](char ch) { return ch >= '0' && ch <= '9'; });
+  if (!status && e != "quick_exit()")
+    r.fail("plugin_exit", json(rep.plugin_exit).dump() + " is not exit(N) or quick_exit()");
+  if (j.contains("signal")) r.fail("signal", "is there beside plugin_exit");
+}
+
+// complete, and for a run that did not complete what stopped it: a signal or a plugin's exit.
+void read_completion(const Reader& r, const json& j, Report& rep) {
+  if (!j.contains("complete")) return;
+  if (!j["complete"].is_boolean()) r.fail("complete", "is not true or false");
+  rep.complete = j["complete"].get<bool>();
+  if (!rep.complete && j.contains("plugin_exit")) {
+    read_plugin_exit(r, j, rep);
+  } else if (!rep.complete) {
+    rep.signal = r.text(j, "report", "signal");
+    if (signal_number(rep.signal) == 0)
+      r.fail("signal", json(rep.signal).dump() + " is not SIGINT, SIGTERM or SIGHUP");
   }
-  const json& config = r.field(j, "report", "config");
+  if (rep.complete && j.contains("signal"))
+    r.fail("signal", "is there but the report says it is complete");
+  if (rep.complete && j.contains("plugin_exit"))
+    r.fail("plugin_exit", "is there but the report says it is complete");
+}
+
+// config: the statistic, the shape field by field, and the line that names dtypes, shape and
+// cache.
+void read_config(const Reader& r, const json& config, Report& rep) {
   rep.statistic = r.word(config, "config", "statistic", kStatisticNames);
   auto whole = [&](const char* key, int most) {
     return std::to_string(r.integer(config, "config", key, 1, most));
@@ -364,14 +380,20 @@ Report report_from_json(const json& j, const std::string& source) {
                " S=" + whole("block_size", kMaxBlockSize) + ", " +
                std::string(to_string(r.word(config, "config", "cache", kCacheStateNames))) +
                " cache";
-  // Reports written before the verdict existed carry none: they read as clean.
-  if (j.contains("quality")) {
-    const json& q = r.field(j, "report", "quality");
-    rep.quality = r.word(q, "quality", "verdict", kQualityVerdictNames);
-    for (const json& why : r.array(q, "quality", "reasons"))
-      if (why.is_string()) rep.quality_reasons.push_back(printable(why.get<std::string>()));
-  }
-  const json& machine = r.field(j, "report", "machine");
+}
+
+// quality: the verdict and its reasons. Reports written before the verdict existed carry none:
+// they read as clean.
+void read_quality(const Reader& r, const json& j, Report& rep) {
+  if (!j.contains("quality")) return;
+  const json& q = r.field(j, "report", "quality");
+  rep.quality = r.word(q, "quality", "verdict", kQualityVerdictNames);
+  for (const json& why : r.array(q, "quality", "reasons"))
+    if (why.is_string()) rep.quality_reasons.push_back(printable(why.get<std::string>()));
+}
+
+// machine and backends[]: the host, its GPUs, its CPU and each backend's kernels and launches.
+void read_machine(const Reader& r, const json& j, const json& machine, Report& rep) {
   rep.machine = r.shown(machine, "machine", "hostname");
   rep.hostname = rep.machine;
   std::string gpus;
@@ -401,8 +423,10 @@ Report report_from_json(const json& j, const std::string& source) {
       if (b.is_object() && b.contains("name") && b["name"].is_string() && b.contains("launch") &&
           b["launch"].is_string())
         rep.launches[b["name"].get<std::string>()] = printable(b["launch"].get<std::string>());
+}
 
-  // Each backend's read ceiling, for the effective bandwidth of its fits.
+// Each backend's read ceiling, for the effective bandwidth of its fits.
+std::map<std::string, double> read_ceilings(const Reader& r, const json& machine) {
   std::map<std::string, double> ceilings;
   const json& bandwidths = r.array(machine, "machine", "bandwidths");
   for (std::size_t i = 0; i < bandwidths.size(); ++i) {
@@ -412,9 +436,11 @@ Report report_from_json(const json& j, const std::string& source) {
       ceilings[b["backend"].get<std::string>()] =
           r.positive(b, "machine.bandwidths[" + std::to_string(i) + "]", "read_gbps");
   }
-  rep.read_ceilings_gbps = ceilings;
+  return ceilings;
+}
 
-  // The region every fit of the run was asked for: "auto" or a length (config.fit_from).
+// The region every fit of the run was asked for: "auto" (empty) or a length (config.fit_from).
+std::optional<double> read_config_fit_from(const Reader& r, const json& config) {
   std::optional<double> config_fit_from;
   if (const json& from = r.field(config, "config", "fit_from"); from != "auto") {
     const double v = r.number(config, "config", "fit_from");
@@ -422,125 +448,175 @@ Report report_from_json(const json& j, const std::string& source) {
       r.fail("config.fit_from", "must be auto or a finite length >= 0, got " + from.dump());
     config_fit_from = v;
   }
+  return config_fit_from;
+}
 
-  const json& results = r.array(j, "report", "results");
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const std::string where = "results[" + std::to_string(i) + "]";
-    const json& res = results[i];
-    ReportResult out;
-    out.backend = r.text(res, where, "backend");
-    if (!valid_backend_name(out.backend))
-      r.fail(where + ".backend", json(out.backend).dump() + " is not cpu, cuda or cuda:N");
-    out.path = r.text(res, where, "path");
-    try {
-      parse_path(out.path);
-    } catch (const InputError&) {
-      r.fail(where + ".path", json(out.path).dump() +
-                                  " is not gather, fused or plugin:NAME (1 to 64 of A-Z, a-z, "
-                                  "0-9, '_', '.' and '-')");
-    }
-    if (rep.find(out.backend, out.path))
-      r.fail(where,
-             "repeats " + out.backend + "/" + out.path + ": one result per backend and path");
-    out.status = r.word(res, where, "status", kStatusNames);
-    out.reason = r.shown(res, where, "reason");
-    // A path that fails a correctness check is never timed: an ok result with a failed check
-    // was edited.
-    const json& checks = r.array(res, where, "checks");
-    for (std::size_t k = 0; k < checks.size(); ++k) {
-      const std::string at = where + ".checks[" + std::to_string(k) + "]";
-      const json& passed = r.field(checks[k], at, "passed");
-      if (!passed.is_boolean()) r.fail(at + ".passed", "is not true or false");
-      if (out.status == Status::ok && !passed.get<bool>())
-        r.fail(at, "failed but the result's status is ok");
-    }
-    const json& points = r.array(res, where, "points");
-    std::vector<double> bytes;  // each point's, checked against its GB/s once the fit is
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      const std::string at = where + ".points[" + std::to_string(k) + "]";
-      ReportPoint p;
-      // Lengths are token counts; 2^53 keeps every one exact as a double.
-      p.length = double(r.integer(points[k], at, "length", 1, std::int64_t(1) << 53));
-      p.min_s = r.positive(points[k], at, "min_s");
-      p.median_s = r.positive(points[k], at, "median_s");
-      p.gbps = r.positive(points[k], at, "gbps");  // bytes over a positive time
-      if (points[k].contains("ceiling_fraction")) r.positive(points[k], at, "ceiling_fraction");
-      p.kv_bytes = points[k].contains("kv_bytes") ? r.positive(points[k], at, "kv_bytes") : 0;
-      if (points[k].contains("contended")) {
-        if (!points[k]["contended"].is_boolean()) r.fail(at + ".contended", "is not true or false");
-        p.contended = points[k]["contended"].get<bool>();
-      }
-      p.seconds = rep.statistic == Statistic::min ? p.min_s : p.median_s;
-      if (!out.points.empty() && !(p.length > out.points.back().length))
-        r.fail(at + ".length", json(p.length).dump() + " does not follow " +
-                                   json(out.points.back().length).dump() +
-                                   ": lengths must increase");
-      if (!(p.min_s <= p.median_s))
-        r.fail(at + ".min_s",
-               json(p.min_s).dump() + " is above median_s " + json(p.median_s).dump());
-      bytes.push_back(check_point_statistics(r, points[k], at, p, rep.schema_version));
-      out.points.push_back(p);
-    }
-    // An unavailable or failed path is never timed: points or a fit beside that status were put
-    // there by hand, and would be judged as though the path had run.
-    if (out.status != Status::ok && !out.points.empty())
-      r.fail(where + ".points", "holds " + std::to_string(out.points.size()) + " points of " +
-                                    out.label() + " but its status is " +
-                                    std::string(to_string(out.status)) +
-                                    ": a path that is not ok is never timed");
-    if (res.contains("grid")) {
-      out.grid_stop = r.word(r.field(res, where, "grid"), where + ".grid", "stop", kGridStopNames);
-      out.grid_reason = r.text(res["grid"], where + ".grid", "reason");
-    }
-    const json& fit = r.field(res, where, "fit");
-    if (out.status != Status::ok && !fit.is_null())
-      r.fail(where + ".fit", "is there but the status of " + out.label() + " is " +
-                                 std::string(to_string(out.status)) +
-                                 ": a path that is not ok is never fitted");
-    if (fit.is_null() && !out.points.empty())
-      check_no_fit(r, res, where, out, config_fit_from, fit_rules_of(rep.schema_version));
-    if (!fit.is_null()) {
-      const std::string at = where + ".fit";
-      const double fit_from = r.number(fit, at, "fit_from");
-      if (!(fit_from >= 0) || !std::isfinite(fit_from))
-        r.fail(at + ".fit_from", "must be a finite length >= 0, got " + json(fit_from).dump());
-      ReadFitOptions options;
-      options.fit_from = fit_from;
-      // Each report under its own version's rules (read_fit.hpp).
-      options.rules = fit_rules_of(rep.schema_version);
-      if (!out.points.empty() && out.points[0].kv_bytes > 0)
-        options.kv_bytes_per_token = out.points[0].kv_bytes / out.points[0].length;
-      if (const auto c = ceilings.find(out.backend); c != ceilings.end())
-        options.read_ceiling_gbps = c->second;
-      try {
-        out.fit = fit_read(out.timed_points(), options);
-      } catch (const FitError& e) {
-        r.fail(at, std::string("cannot be computed again from the points: ") + e.what());
-      }
-      out.fit->fit_from_auto = fit.contains("fit_from_auto") && fit["fit_from_auto"].is_boolean() &&
-                               fit["fit_from_auto"].get<bool>();
-      // An auto region is the rule's, not the report's to state: one moved by hand would
-      // choose the lengths the gate compares.
-      if (out.fit->fit_from_auto) {
-        ReadFitOptions automatic = options;
-        automatic.fit_from.reset();
-        double rule = 0;
-        try {
-          rule = fit_read(out.timed_points(), automatic).fit_from;
-        } catch (const FitError& e) {
-          r.fail(at, std::string("cannot be computed again from the points: ") + e.what());
-        }
-        if (!agrees(fit_from, rule))
-          r.fail(at + ".fit_from",
-                 json(fit_from).dump() + " is not where the auto rule starts on these points (" +
-                     json(rule).dump() + "): the report was edited or is corrupt");
-      }
-      check_stored_fit(r, fit, at, *out.fit, options.rules != FitRules::share_only);
-    }
-    for (std::size_t k = 0; k < out.points.size(); ++k)
-      check_gbps(r, where + ".points[" + std::to_string(k) + "]", out.points[k], bytes[k]);
-    rep.results.push_back(std::move(out));
+// A result's backend, path, status and reason; one result per backend and path.
+void read_result_identity(const Reader& r, const json& res, const std::string& where,
+                          const Report& rep, ReportResult& out) {
+  out.backend = r.text(res, where, "backend");
+  if (!valid_backend_name(out.backend))
+    r.fail(where + ".backend", json(out.backend).dump() + " is not cpu, cuda or cuda:N");
+  out.path = r.text(res, where, "path");
+  try {
+    parse_path(out.path);
+  } catch (const InputError&) {
+    r.fail(where + ".path", json(out.path).dump() +
+                                " is not gather, fused or plugin:NAME (1 to 64 of A-Z, a-z, "
+                                "0-9, '_', '.' and '-')");
   }
+  if (rep.find(out.backend, out.path))
+    r.fail(where, "repeats " + out.backend + "/" + out.path + ": one result per backend and path");
+  out.status = r.word(res, where, "status", kStatusNames);
+  out.reason = r.shown(res, where, "reason");
+}
+
+// A path that fails a correctness check is never timed: an ok result with a failed check was
+// edited.
+void check_checks(const Reader& r, const json& res, const std::string& where,
+                  const ReportResult& out) {
+  const json& checks = r.array(res, where, "checks");
+  for (std::size_t k = 0; k < checks.size(); ++k) {
+    const std::string at = where + ".checks[" + std::to_string(k) + "]";
+    const json& passed = r.field(checks[k], at, "passed");
+    if (!passed.is_boolean()) r.fail(at + ".passed", "is not true or false");
+    if (out.status == Status::ok && !passed.get<bool>())
+      r.fail(at, "failed but the result's status is ok");
+  }
+}
+
+// One point: its length after the one before, its times in order, its sample statistics.
+// Returns its bytes, checked against its GB/s once the fit is.
+double read_point(const Reader& r, const json& point, const std::string& at, const Report& rep,
+                  ReportResult& out) {
+  ReportPoint p;
+  // Lengths are token counts; 2^53 keeps every one exact as a double.
+  p.length = double(r.integer(point, at, "length", 1, std::int64_t(1) << 53));
+  p.min_s = r.positive(point, at, "min_s");
+  p.median_s = r.positive(point, at, "median_s");
+  p.gbps = r.positive(point, at, "gbps");  // bytes over a positive time
+  if (point.contains("ceiling_fraction")) r.positive(point, at, "ceiling_fraction");
+  p.kv_bytes = point.contains("kv_bytes") ? r.positive(point, at, "kv_bytes") : 0;
+  if (point.contains("contended")) {
+    if (!point["contended"].is_boolean()) r.fail(at + ".contended", "is not true or false");
+    p.contended = point["contended"].get<bool>();
+  }
+  p.seconds = rep.statistic == Statistic::min ? p.min_s : p.median_s;
+  if (!out.points.empty() && !(p.length > out.points.back().length))
+    r.fail(at + ".length", json(p.length).dump() + " does not follow " +
+                               json(out.points.back().length).dump() + ": lengths must increase");
+  if (!(p.min_s <= p.median_s))
+    r.fail(at + ".min_s", json(p.min_s).dump() + " is above median_s " + json(p.median_s).dump());
+  const double bytes = check_point_statistics(r, point, at, p, rep.schema_version);
+  out.points.push_back(p);
+  return bytes;
+}
+
+// A result's points; each point's bytes, in order. An unavailable or failed path is never
+// timed: points beside that status were put there by hand, and would be judged as though the
+// path had run.
+std::vector<double> read_points(const Reader& r, const json& res, const std::string& where,
+                                const Report& rep, ReportResult& out) {
+  const json& points = r.array(res, where, "points");
+  std::vector<double> bytes;
+  for (std::size_t k = 0; k < points.size(); ++k)
+    bytes.push_back(
+        read_point(r, points[k], where + ".points[" + std::to_string(k) + "]", rep, out));
+  if (out.status != Status::ok && !out.points.empty())
+    r.fail(where + ".points", "holds " + std::to_string(out.points.size()) + " points of " +
+                                  out.label() + " but its status is " +
+                                  std::string(to_string(out.status)) +
+                                  ": a path that is not ok is never timed");
+  return bytes;
+}
+
+// An auto region is the rule's, not the report's to state: one moved by hand would choose the
+// lengths the gate compares.
+void check_auto_region(const Reader& r, const std::string& at, const ReportResult& out,
+                       const ReadFitOptions& options, double fit_from) {
+  ReadFitOptions automatic = options;
+  automatic.fit_from.reset();
+  double rule = 0;
+  try {
+    rule = fit_read(out.timed_points(), automatic).fit_from;
+  } catch (const FitError& e) {
+    r.fail(at, std::string("cannot be computed again from the points: ") + e.what());
+  }
+  if (!agrees(fit_from, rule))
+    r.fail(at + ".fit_from", json(fit_from).dump() +
+                                 " is not where the auto rule starts on these points (" +
+                                 json(rule).dump() + "): the report was edited or is corrupt");
+}
+
+// The stored fit, computed again from the points over its stored region (each report under its
+// own version's rules, asymptote_fit.hpp) and checked against them.
+void read_stored_fit(const Reader& r, const json& fit, const std::string& at, const Report& rep,
+                     ReportResult& out) {
+  const double fit_from = r.number(fit, at, "fit_from");
+  if (!(fit_from >= 0) || !std::isfinite(fit_from))
+    r.fail(at + ".fit_from", "must be a finite length >= 0, got " + json(fit_from).dump());
+  ReadFitOptions options;
+  options.fit_from = fit_from;
+  options.rules = fit_rules_of(rep.schema_version);
+  if (!out.points.empty() && out.points[0].kv_bytes > 0)
+    options.kv_bytes_per_token = out.points[0].kv_bytes / out.points[0].length;
+  if (const auto c = rep.read_ceilings_gbps.find(out.backend); c != rep.read_ceilings_gbps.end())
+    options.read_ceiling_gbps = c->second;
+  try {
+    out.fit = fit_read(out.timed_points(), options);
+  } catch (const FitError& e) {
+    r.fail(at, std::string("cannot be computed again from the points: ") + e.what());
+  }
+  out.fit->fit_from_auto = fit.contains("fit_from_auto") && fit["fit_from_auto"].is_boolean() &&
+                           fit["fit_from_auto"].get<bool>();
+  if (out.fit->fit_from_auto) check_auto_region(r, at, out, options, fit_from);
+  check_stored_fit(r, fit, at, *out.fit, options.rules != FitRules::share_only);
+}
+
+// One result: what it is, its checks, its points, its grid and its fit.
+ReportResult read_result(const Reader& r, const json& res, const std::string& where,
+                         const Report& rep, const std::optional<double>& config_fit_from) {
+  ReportResult out;
+  read_result_identity(r, res, where, rep, out);
+  check_checks(r, res, where, out);
+  const std::vector<double> bytes = read_points(r, res, where, rep, out);
+  if (res.contains("grid")) {
+    out.grid_stop = r.word(r.field(res, where, "grid"), where + ".grid", "stop", kGridStopNames);
+    out.grid_reason = r.text(res["grid"], where + ".grid", "reason");
+  }
+  const json& fit = r.field(res, where, "fit");
+  if (out.status != Status::ok && !fit.is_null())
+    r.fail(where + ".fit", "is there but the status of " + out.label() + " is " +
+                               std::string(to_string(out.status)) +
+                               ": a path that is not ok is never fitted");
+  if (fit.is_null() && !out.points.empty())
+    check_no_fit(r, res, where, out, config_fit_from, fit_rules_of(rep.schema_version));
+  if (!fit.is_null()) read_stored_fit(r, fit, where + ".fit", rep, out);
+  for (std::size_t k = 0; k < out.points.size(); ++k)
+    check_gbps(r, where + ".points[" + std::to_string(k) + "]", out.points[k], bytes[k]);
+  return out;
+}
+
+}  // namespace
+
+Report report_from_json(const json& j, const std::string& source) {
+  const Reader r(source);
+  Report rep;
+  rep.schema_version = read_schema_version(r, j, source);
+  rep.source = printable(source);  // a file name, shown in tables and CSV cells
+  read_tool(r, j, rep);
+  read_completion(r, j, rep);
+  const json& config = r.field(j, "report", "config");
+  read_config(r, config, rep);
+  read_quality(r, j, rep);
+  const json& machine = r.field(j, "report", "machine");
+  read_machine(r, j, machine, rep);
+  rep.read_ceilings_gbps = read_ceilings(r, machine);
+  const std::optional<double> config_fit_from = read_config_fit_from(r, config);
+  const json& results = r.array(j, "report", "results");
+  for (std::size_t i = 0; i < results.size(); ++i)
+    rep.results.push_back(
+        read_result(r, results[i], "results[" + std::to_string(i) + "]", rep, config_fit_from));
   return rep;
 }
 

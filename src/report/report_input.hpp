@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/read_fit.hpp"
-#include "core/vocabulary.hpp"
+#include "core/asymptote_fit.hpp"
+#include "core/report_words.hpp"
 
 namespace readbench {
 

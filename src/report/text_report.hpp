@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/read_fit.hpp"
+#include "core/asymptote_fit.hpp"
 #include "measure/results.hpp"
 
 namespace readbench {

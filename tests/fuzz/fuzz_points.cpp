@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/asymptote_fit.hpp"
 #include "core/errors.hpp"
-#include "core/read_fit.hpp"
 #include "report/points_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 
 namespace readbench::cpu {
 

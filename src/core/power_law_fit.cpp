@@ -1,4 +1,4 @@
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -6,8 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
-#include "core/names.hpp"
 
 namespace readbench {
 

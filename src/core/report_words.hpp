@@ -1,9 +1,9 @@
 #pragma once
 // The words a report is written in, shared by the code that writes reports and the code that
-// reads them back: each is an enum here, spelled once in its table (names.hpp).
+// reads them back: each is an enum here, spelled once in its table (enum_names.hpp).
 #include <string_view>
 
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 
 namespace readbench {
 

@@ -1,4 +1,4 @@
-#include "measure/backend_policy.hpp"
+#include "measure/backend_opening.hpp"
 
 #include <charconv>
 #include <limits>

@@ -1,11 +1,11 @@
-#include "core/read_fit.hpp"
+#include "core/asymptote_fit.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
 #include "core/strprintf.hpp"
 
 namespace readbench {

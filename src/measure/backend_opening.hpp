@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "core/vocabulary.hpp"
-#include "measure/backend_choice.hpp"
+#include "core/report_words.hpp"
+#include "measure/backend_word.hpp"
 
 namespace readbench {
 

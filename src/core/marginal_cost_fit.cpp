@@ -1,4 +1,4 @@
-#include "core/affine_fit.hpp"
+#include "core/marginal_cost_fit.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "measure/backend_choice.hpp"
+#include "measure/backend_word.hpp"
 
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
-#include "core/names.hpp"
 
 namespace readbench {
 

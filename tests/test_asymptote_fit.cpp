@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/affine_fit.hpp"
+#include "core/asymptote_fit.hpp"
 #include "core/errors.hpp"
-#include "core/read_fit.hpp"
+#include "core/marginal_cost_fit.hpp"
 #include "test_support.hpp"
 
 using namespace readbench;

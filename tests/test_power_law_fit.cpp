@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 #include "test_support.hpp"
 
 using namespace readbench;
@@ -295,7 +295,7 @@ TEST_CASE("fit_from drops shorter lengths before fitting") {
 // t = a + c*L with a = 1e-5 s of fixed overhead and c = 1e-8 s per token: overhead and
 // per-token work are equal at L = 1000. Computed beside this test: L = 16..4096 (x4) fits
 // p = 0.2790, sublinear; L = 16384..4194304 (x4) fits p = 0.9905, linear (the asymptote
-// judgement of these series is in test_read_fit.cpp).
+// judgement of these series is in test_asymptote_fit.cpp).
 namespace {
 std::vector<TimedPoint> overhead_plus_linear(double first_length) {
   std::vector<TimedPoint> pts;

@@ -1,4 +1,4 @@
-#include "core/vocabulary.hpp"
+#include "core/report_words.hpp"
 
 #include <string>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/fit.hpp"
+#include "core/power_law_fit.hpp"
 
 namespace readbench {
 
@@ -27,7 +27,7 @@ struct AffineFit {
   double share(double seconds) const { return 1 - fixed_s / seconds; }
 };
 
-// Throws the guards' FitErrors (fit.hpp) naming the offending value. Points with
+// Throws the guards' FitErrors (power_law_fit.hpp) naming the offending value. Points with
 // length < fit_from are dropped first.
 AffineFit fit_affine(const std::vector<TimedPoint>& points, double fit_from = 0);
 

@@ -1,5 +1,5 @@
 #pragma once
-// The words of `--backend`: which backends `run` and `verify` open (backend_policy.hpp), and
+// The words of `--backend`: which backends `run` and `verify` open (backend_opening.hpp), and
 // the report's config.backend.
 #include <string_view>
 

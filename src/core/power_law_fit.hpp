@@ -1,5 +1,6 @@
 #pragma once
-// The guarded power-law fit: t = c * L^p by ordinary least squares of ln t on ln L.
+// The guarded power-law fit: t = c * L^p by ordinary least squares of ln t on ln L; and what
+// every fit shares: its points, their guards and the t quantile of its confidence intervals.
 #include <cstdint>
 #include <optional>
 #include <string>

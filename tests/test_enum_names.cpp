@@ -6,11 +6,11 @@
 
 #include "backends/cpu/cpu_budget.hpp"
 #include "core/dtype.hpp"
-#include "core/fit.hpp"
-#include "core/names.hpp"
+#include "core/enum_names.hpp"
+#include "core/power_law_fit.hpp"
 #include "core/read_path.hpp"
-#include "core/vocabulary.hpp"
-#include "measure/backend_choice.hpp"
+#include "core/report_words.hpp"
+#include "measure/backend_word.hpp"
 #include "report/check.hpp"
 #include "test_support.hpp"
 

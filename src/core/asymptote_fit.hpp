@@ -34,8 +34,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/affine_fit.hpp"
-#include "core/fit.hpp"
+#include "core/marginal_cost_fit.hpp"
+#include "core/power_law_fit.hpp"
 
 namespace readbench {
 
@@ -126,8 +126,8 @@ struct ReadFit {
 // "about 0" (the line cannot tell it from none), never a cost to rank or export.
 bool fixed_cost_resolved(const AffineFit& a);
 
-// Throws the guards' FitErrors (fit.hpp) naming the offending value, for the whole series and
-// for the region.
+// Throws the guards' FitErrors (power_law_fit.hpp) naming the offending value, for the whole
+// series and for the region.
 ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& options = {});
 
 }  // namespace readbench
