@@ -22,7 +22,8 @@
 #include "backends/cuda/wave_fill.hpp"
 #endif
 #if defined(READBENCH_BENCH_VARIANTS)  // and its variants (tools/h200 builds)
-#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/variants/tunable_backend.hpp"
+#include "backends/cuda/variants/tuning_variants.hpp"
 #endif
 
 namespace rb = readbench;
@@ -411,7 +412,10 @@ TEST_CASE(
       // wave) split into the fewest waves that fill their last one (wave_fill.hpp), from histories
       // of 4096 tokens and as far as the history's minimum splits let them; each split a whole
       // number of tiles.
-      const int sm_count = backend->gpu_info()->sm_count;
+      const rb::GpuInfo gpu = *backend->gpu_info();
+      const int sm_count = gpu.sm_count;
+      const rb::cuda::PlanThresholds& th =
+          rb::cuda::plan_thresholds({gpu.compute_major, gpu.compute_minor, sm_count});
       const rb::cuda::Tuning tuning = test_tuning();
       const rb::cuda::DecodePlan plan =
           rb::cuda::plan_decode(problem_of(c), rb::cuda::KvLayout::paged, sm_count, tuning);
@@ -425,7 +429,7 @@ TEST_CASE(
       const std::int64_t want =
           tuning.waves == rb::cuda::Tuning{}.waves
               ? rb::cuda::wave_filling_splits(
-                    rows, wave, one_wave, most, length,
+                    th, rows, wave, one_wave, most, length,
                     rb::cuda::kv_row_bytes(length, c.head_dim,
                                            std::int64_t(rb::element_size(c.kv.value_or(c.dtype))),
                                            k.kv_per_block))

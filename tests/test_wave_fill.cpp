@@ -10,13 +10,23 @@ namespace {
 
 using readbench::cuda::kv_row_bytes;
 
+// The H200's row of the plan's thresholds (plan_thresholds.hpp), where the rule was measured.
+constexpr const readbench::cuda::PlanThresholds& kH200 = readbench::cuda::plan_table::kH200;
+
+constexpr std::int64_t wave_filling_splits(std::int64_t rows, std::int64_t wave,
+                                           std::int64_t one_wave, std::int64_t max_splits,
+                                           std::int64_t length, std::int64_t row_bytes) {
+  return readbench::cuda::wave_filling_splits(kH200, rows, wave, one_wave, max_splits, length,
+                                              row_bytes);
+}
+
 // The rule for rows of one KV head of bf16 K/V, head dim 128 (2 MiB a row at L=4096), as the
 // runs measured.
 constexpr std::int64_t splits_of(std::int64_t rows, std::int64_t wave, std::int64_t one_wave,
                                  std::int64_t max_splits, std::int64_t length) {
   constexpr std::int64_t head_dim = 128, bf16_bytes = 2;
-  return readbench::cuda::wave_filling_splits(rows, wave, one_wave, max_splits, length,
-                                              kv_row_bytes(length, head_dim, bf16_bytes, 1));
+  return wave_filling_splits(rows, wave, one_wave, max_splits, length,
+                             kv_row_bytes(length, head_dim, bf16_bytes, 1));
 }
 
 }  // namespace
@@ -91,7 +101,6 @@ TEST_CASE("rows of more than one wave of 8 MiB each split below 90% full") {
 }
 
 TEST_CASE("rows of more than one wave of less K/V keep fuller waves") {
-  using readbench::cuda::wave_filling_splits;
   constexpr std::int64_t wave = 264, many = 64, mib = std::int64_t(1) << 20;
   // 2 to 8 MiB a row (bf16 D=128 at L=4096): split below 82% full
   CHECK(wave_filling_splits(8 * 80, wave, 1, many, 4096, 2 * mib) == 2);       // 81%
@@ -112,7 +121,6 @@ TEST_CASE("rows of more than one wave of less K/V keep fuller waves") {
 }
 
 TEST_CASE("the bounds of rows of more than one wave hold exactly") {
-  using readbench::cuda::wave_filling_splits;
   // waves of 100 slots: 150, 164 and 180 rows fill 75%, 82% and 90% of two; a row fewer, less
   constexpr std::int64_t wave = 100, many = 64, length = 16384, mib = std::int64_t(1) << 20;
   CHECK(wave_filling_splits(150, wave, 1, many, length, mib) == 1);

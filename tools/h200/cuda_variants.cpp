@@ -23,8 +23,9 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/decode_launch.hpp"
+#include "backends/cuda/variants/tunable_backend.hpp"
+#include "backends/cuda/variants/tuning_variants.hpp"
 #include "core/reference.hpp"
 
 namespace rb = readbench;

@@ -1,6 +1,9 @@
 // The gather path: copy each sequence's blocks into contiguous K/V, then run the decode kernel
 // over the contiguous history (same math as the fused path, ContiguousRows addressing).
 #include "backends/cuda/kernels/decode_table.cuh"
+#if defined(READBENCH_BENCH_VARIANTS)  // the variant build's kernels (tools/h200)
+#include "backends/cuda/variants/decode_variants.cuh"
+#endif
 
 namespace readbench::cuda {
 
@@ -58,7 +61,11 @@ bool kernels_support_dependent_launch() {
 }
 
 DecodeKernel find_contiguous_decode_kernel(const DecodeProblem& p, const Tuning& t) {
+#if defined(READBENCH_BENCH_VARIANTS)
+  return kernels::find_decode_kernel<kernels::ContiguousRows, variants::BenchTable>(p, t);
+#else
   return kernels::find_decode_kernel<kernels::ContiguousRows>(p, t);
+#endif
 }
 
 cudaError_t launch_block_gather(const DecodeProblem& p, const void* k_pool, const void* v_pool,

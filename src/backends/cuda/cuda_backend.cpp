@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/cuda_resources.hpp"
 #include "backends/cuda/decode_launch.hpp"
@@ -21,6 +20,10 @@
 #include "backends/cuda/stream_read.hpp"
 #include "core/errors.hpp"
 #include "plugins/plugin.hpp"
+#if defined(READBENCH_BENCH_VARIANTS)  // the variant build's backend (tools/h200)
+#include "backends/cuda/variants/tunable_backend.hpp"
+#include "backends/cuda/variants/tuning_variants.hpp"
+#endif
 
 namespace readbench {
 
@@ -482,7 +485,7 @@ void CudaBackend::enqueue(const Path& p, int replica, bool first) {
   params.partial_lse = params.partial_out + std::int64_t(w_.io_elements()) * plan.splits;
   params.split_counters = counters_.as<int>();
 #if defined(READBENCH_BENCH_VARIANTS)
-  if (tuning_.merge_kernel) params.split_counters = nullptr;
+  if (cuda::variants_of(tuning_).merge_kernel) params.split_counters = nullptr;
   if (p == Path::fused) params.timeline = timeline_next_;
 #endif
   if (p == Path::fused) {
@@ -505,7 +508,8 @@ void CudaBackend::flush_l2() {
   flush_value_ = (flush_value_ + 1) & 0xffu;
   RB_CUDA_CHECK(cudaMemsetAsync(flush_.data(), int(flush_value_), flush_.size(), stream_->get()));
 #if defined(READBENCH_BENCH_VARIANTS)
-  if (tuning_.flush_read) {  // variant: leave the L2 holding clean lines, not dirty ones
+  // variant: leave the L2 holding clean lines, not dirty ones
+  if (cuda::variants_of(tuning_).flush_read) {
     if (!flush_clean_) flush_clean_ = DeviceBuffer(flush_.size(), "the L2 flush read buffer");
     RB_CUDA_CHECK(cuda::launch_stream_read(flush_clean_.data(), flush_clean_.size(),
                                            sink_.as<unsigned>(), info_.sm_count, stream_->get()));

@@ -8,7 +8,12 @@
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/decode_launch.hpp"
 #include "backends/cuda/kernels/decode.cuh"
+#include "backends/cuda/plan_thresholds.hpp"
 #include "backends/cuda/wave_fill.hpp"
+#if defined(READBENCH_BENCH_VARIANTS)  // the variant build's translation unit of the plan
+#include "backends/cuda/variants/bench_probe.cuh"
+#include "backends/cuda/variants/tuning_variants.hpp"
+#endif
 
 namespace readbench::cuda {
 
@@ -33,7 +38,7 @@ void allow_dynamic_smem(const void* function, std::size_t bytes) {
 bool clusters_allowed(const Tuning& t) {
   if (t.cluster <= 1 || !kernels_support_dependent_launch()) return false;
 #if defined(READBENCH_BENCH_VARIANTS)
-  if (t.merge_kernel || t.merge_variant != 0) return false;
+  if (variants_of(t).merge_kernel || variants_of(t).merge_variant != 0) return false;
 #endif
   return true;
 }
@@ -93,19 +98,19 @@ void plan_clusters(const DecodeProblem& p, const Tuning& t, std::int64_t rows, D
 }
 
 // The rows of B * Hkv / kv_per_block * head tiles that a kernel `k` makes of `p`, where each
-// has 16-31 SMs to itself (as measured: 8 rows on 132 SMs; rows of 2, 66 SMs each, lost up to
-// 10%: docs/cuda.md, "Few rows"); 0 elsewhere.
-std::int64_t few_rows_of(const DecodeProblem& p, const DecodeKernel& k, int sm_count) {
+// has the SMs of a row of a few to itself (PlanThresholds::few_rows_min_sms; docs/cuda.md, "Few
+// rows"); 0 elsewhere.
+std::int64_t few_rows_of(const DecodeProblem& p, const DecodeKernel& k, int sm_count,
+                         const PlanThresholds& th) {
   const std::int64_t rows = std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) *
                             ceil_div(p.group(), k.heads_per_block);
-  const std::int64_t sms_per_row = sm_count / rows;
-  return sms_per_row >= 16 && sms_per_row < 32 ? rows : 0;
+  return few_rows(th, rows, sm_count) ? rows : 0;
 }
 
 // The few-rows kernels of Tuning::few_rows where their long-rows kernel applies to `p` (its
 // length, rows of a few, and a device whose blocks may take its shared memory); none elsewhere.
-std::optional<FewRowsKernel> long_rows_kernel(const DecodeProblem& p, const Tuning& t,
-                                              int sm_count) {
+std::optional<FewRowsKernel> long_rows_kernel(const DecodeProblem& p, const Tuning& t, int sm_count,
+                                              const PlanThresholds& th) {
 #if defined(READBENCH_BENCH_VARIANTS)  // a variant of the splits or the clusters: not this layout
   const Tuning defaults;
   if (t.waves != defaults.waves || t.min_split_tokens != defaults.min_split_tokens ||
@@ -115,7 +120,7 @@ std::optional<FewRowsKernel> long_rows_kernel(const DecodeProblem& p, const Tuni
   const std::optional<FewRowsKernel> f = find_paged_few_rows_kernel(p, t);
   if (!f || !f->long_kernel || p.length < f->long_min_length) return std::nullopt;
   const DecodeKernel& k = *f->long_kernel;
-  if (few_rows_of(p, k, sm_count) == 0) return std::nullopt;
+  if (few_rows_of(p, k, sm_count, th) == 0) return std::nullopt;
   for (const void* function : {k.function, k.unsplit_function})
     if (!block_smem_fits(function, k.smem_bytes)) return std::nullopt;
   return f;
@@ -125,13 +130,14 @@ std::optional<FewRowsKernel> long_rows_kernel(const DecodeProblem& p, const Tuni
 // SM each, where its length is in the kernel's range and plan_clusters finds the device able to
 // hold every row's cluster at once; otherwise `plan` stays as it is. The plan has 8 splits
 // (lengths from 1024), so it never launches the kernel's unsplit form.
-void plan_few_rows(const DecodeProblem& p, const Tuning& t, int sm_count, DecodePlan& plan) {
+void plan_few_rows(const DecodeProblem& p, const Tuning& t, int sm_count, const PlanThresholds& th,
+                   DecodePlan& plan) {
   constexpr int kClusterSplits = 8;
   if (!clusters_allowed(t)) return;
   const std::optional<FewRowsKernel> f = find_paged_few_rows_kernel(p, t);
   if (!f || p.length < f->min_length || p.length > f->max_length) return;
   const DecodeKernel& k = f->kernel;
-  const std::int64_t rows = few_rows_of(p, k, sm_count);
+  const std::int64_t rows = few_rows_of(p, k, sm_count, th);
   if (rows == 0) return;
   DecodePlan c = plan;  // the launch flags stay
   c.kernel = k;
@@ -156,7 +162,7 @@ __global__ void merge_splits_kernel(const __grid_constant__ DecodeParams p) {
   __shared__ float weights[kMaxSplits];
   kernels::launch_dependents();
   kernels::wait_for_prerequisite();
-  kernels::merge_splits_two_pass<T>(p, blockIdx.x, 1, weights);
+  variants::merge_splits_two_pass<T>(p, blockIdx.x, 1, weights);
 }
 
 cudaError_t launch_merge_splits(const DecodeProblem& p, DecodeParams params, bool dependent,
@@ -191,29 +197,34 @@ std::int64_t split_counter_count(const DecodeProblem& p, const DecodePlan& plan)
   return std::int64_t(p.batch) * (p.kv_heads / plan.kernel.kv_per_block) * plan.head_tiles;
 }
 
-// The most splits a short history takes when its finest splits leave SMs idle (plan_decode).
-constexpr std::int64_t kShortSplits = 8;
+namespace {
 
-DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t) {
-  // A row of a few over a long history: one block of the long-rows kernel an SM, split as any
-  // other kernel below (at waves 1: as many splits as the row has SMs, or one fewer below the
-  // kernel's full length).
-  std::optional<FewRowsKernel> long_rows;
-  if (layout == KvLayout::paged) long_rows = long_rows_kernel(p, t, sm_count);
+// The thresholds of the current device's row of plan_thresholds.hpp.
+const PlanThresholds& device_thresholds(int sm_count) {
+  int device = 0, major = 0, minor = 0;
+  RB_CUDA_CHECK(cudaGetDevice(&device));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return plan_thresholds(DeviceKey{major, minor, sm_count});
+}
+
+// The kernel for `p`: the long-rows kernel of a row of a few over a long history (`long_rows`),
+// else the layout's. Pairs of KV heads where the device lets a block take their shared memory
+// and where their rows, each split as finely as a short history may be (th.short_splits splits
+// of at least short_split_tokens), still cover the SMs; else a head a row. Fewer rows than that
+// halve the SMs a short call of few rows reads on (docs/cuda.md, "Pairs").
+DecodeKernel choose_kernel(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t,
+                           const PlanThresholds& th,
+                           const std::optional<FewRowsKernel>& long_rows) {
   const auto find = [&](const Tuning& tuning) {
     return layout == KvLayout::paged ? find_paged_decode_kernel(p, tuning)
                                      : find_contiguous_decode_kernel(p, tuning);
   };
   DecodeKernel k = long_rows ? *long_rows->long_kernel : find(t);
-  // Pairs of KV heads where the device lets a block take their shared memory and where their
-  // rows, each split as finely as a short history may be (kShortSplits splits of at least
-  // short_split_tokens), still cover the SMs; else a head a row. Fewer rows than that halve the
-  // SMs a short call of few rows reads on (docs/cuda.md, "Pairs"): B=1 Hkv=8 (4 rows of pairs)
-  // L=1024-4096 11-12% slower, L=16384 3% slower, L=65536 2% faster; B=8 (32 rows) 2-3% faster.
   const std::int64_t pair_rows = std::int64_t(p.batch) * (p.kv_heads / 2);
   const std::int64_t finest =
       t.short_split_tokens > 0
-          ? std::clamp<std::int64_t>(ceil_div(p.length, t.short_split_tokens), 1, kShortSplits)
+          ? std::clamp<std::int64_t>(ceil_div(p.length, t.short_split_tokens), 1, th.short_splits)
           : 1;
   if (k.paired_heads &&
       (pair_rows * finest < sm_count || !block_smem_fits(k.function, k.smem_bytes) ||
@@ -222,6 +233,14 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
     heads.paired_heads = false;
     k = find(heads);
   }
+  return k;
+}
+
+// The plan's kernel, its launch flags and its occupancy: the split and the unsplit kernel
+// (launch_decode picks by the plan's splits) have the same block and shared memory, their
+// occupancy checked, not assumed alike; the split one's sizes the split. Throws BackendError
+// where the device holds no block of them.
+DecodePlan start_plan(const DecodeProblem& p, const DecodeKernel& k, const Tuning& t) {
   // Always: the kernel's static shared memory counts against the 48 KiB default too.
   for (const void* f : {k.function, k.unsplit_function}) allow_dynamic_smem(f, k.smem_bytes);
   DecodePlan plan;
@@ -229,18 +248,16 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
   plan.copy_through_l1 = t.copy_through_l1;
   plan.dependent_launch = t.dependent_launch;
 #if defined(READBENCH_BENCH_VARIANTS)
-  plan.trigger_at_start = t.trigger_at_start;
-  plan.trigger_at_exit = t.trigger_at_exit;
-  plan.trigger_after_issue = t.trigger_after_issue;
-  plan.trigger_at_last_issue = !t.trigger_after_reads && !t.trigger_at_start &&
-                               !t.trigger_at_exit && t.trigger_after_issue == 0;
-  plan.wait_first = t.wait_first;
-  plan.merge_variant = t.merge_variant;
-  plan.fence_variant = t.fence_variant;
+  const TuningVariants& v = variants_of(t);
+  plan.trigger_at_start = v.trigger_at_start;
+  plan.trigger_at_exit = v.trigger_at_exit;
+  plan.trigger_after_issue = v.trigger_after_issue;
+  plan.trigger_at_last_issue = !v.trigger_after_reads && !v.trigger_at_start &&
+                               !v.trigger_at_exit && v.trigger_after_issue == 0;
+  plan.wait_first = v.wait_first;
+  plan.merge_variant = v.merge_variant;
+  plan.fence_variant = v.fence_variant;
 #endif
-  // The split and the unsplit kernel (launch_decode picks by the plan's splits): the same block
-  // and shared memory, their occupancy checked, not assumed alike; the split one's sizes the
-  // split.
   int unsplit_blocks = 0;
   RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, k.function,
                                                               k.threads, k.smem_bytes));
@@ -250,134 +267,107 @@ DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, co
     throw BackendError("the decode kernel for head dim " + std::to_string(p.head_dim) + " needs " +
                        std::to_string(k.smem_bytes) +
                        " bytes of shared memory per block, more than this device offers");
-
-  // Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
-  // no partial wave), and never below min_split_tokens per split (short_split_tokens in the case
-  // below): a split costs a partial write and a merge. Rows that fill their last wave in part
-  // (at Hkv=8 on 132 SMs, among others B=17-21, and from B=34 up to B=49-59 by the K/V a row
-  // reads) split further, into waves that fill their last one.
   plan.head_tiles = ceil_div(p.group(), k.heads_per_block);
-  const std::int64_t blocks =
-      std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * plan.head_tiles;
-  const auto wanted = std::int64_t(double(sm_count) * plan.blocks_per_sm * t.waves);
+  return plan;
+}
+
+// What bounds a plan's history splits.
+struct SplitBounds {
+  std::int64_t blocks = 0;       // thread blocks of an unsplit history (rows)
+  std::int64_t wanted = 0;       // thread blocks the SMs hold `waves` times over
+  std::int64_t smem_splits = 0;  // splits whose merge weights fit the shared memory
+  std::int64_t most_splits = 0;  // the most splits the history and the merge allow
+};
+
+// Split the history only as far as the SMs hold blocks `waves` times over (rounding down, so
+// no partial wave), and never below min_split_tokens per split (short_split_tokens in
+// short_history_splits): a split costs a partial write and a merge.
+SplitBounds split_bounds(const DecodeProblem& p, const DecodePlan& plan, int sm_count,
+                         const Tuning& t) {
+  const DecodeKernel& k = plan.kernel;
+  SplitBounds s;
+  s.blocks = std::int64_t(p.batch) * (p.kv_heads / k.kv_per_block) * plan.head_tiles;
+  s.wanted = std::int64_t(double(sm_count) * plan.blocks_per_sm * t.waves);
   const std::int64_t max_splits = std::max(1, ceil_div(p.length, t.min_split_tokens));
   // The mergev=2 variant keeps one weight per (query head, split) in shared memory (a bound far
   // above the splits a plan asks for; the merge itself needs none).
   const std::int64_t heads_per_cta = std::int64_t(k.kv_per_block) * k.heads_per_block;
-  const std::int64_t smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
-  const std::int64_t most_splits = std::min({max_splits, smem_splits, std::int64_t(kMaxSplits)});
-  std::int64_t splits = std::clamp<std::int64_t>(wanted / blocks, 1, most_splits);
-  // Rows that fill their last wave only in part split into more waves that fill their last one
-  // (wave_fill.hpp; measured on the fused path, the gather path's kernel planned alike). Not
-  // pairs of KV heads: a head a row split so against their one wave (docs/cuda.md), D=64
-  // B=20: +2.9% at L=4096, -4.1% at 16384. Not under a variant of the waves, which asks for
-  // its own.
-  if (!k.paired_heads && t.waves == Tuning{}.waves) {
-    const std::int64_t row_bytes =
-        kv_row_bytes(p.length, p.head_dim, std::int64_t(element_size(p.kv_dtype)), k.kv_per_block);
-    splits = wave_filling_splits(blocks, wanted, splits, most_splits, p.length, row_bytes);
-  }
-  // A split short history where even the finest splits leave SMs idle: shorter splits, as long
-  // as every block keeps an SM to itself (a block's few tiles are its latency, not its
-  // bandwidth) and a row has at most kShortSplits of them, where it was measured (docs/cuda.md,
-  // "Short splits"): B=1 Hkv=8 L=1024 4 -> 8 splits 7.2 -> 6.3 us; L=2048 8 -> 16 splits +1%;
-  // L=256, split in two, 5.3 -> 5.7 us (so an unsplit history stays so). The merging block's tail
-  // grows with the splits, so more of them are not assumed to pay.
-  if (t.short_split_tokens > 0 && splits > 1) {
-    const std::int64_t finer =
-        std::min({std::int64_t(ceil_div(p.length, t.short_split_tokens)), wanted / blocks,
-                  smem_splits, kShortSplits, std::int64_t(kMaxSplits)});
-    if (finer > splits && finer * blocks <= sm_count) splits = finer;
-  }
+  s.smem_splits = std::int64_t(k.smem_bytes / sizeof(float)) / heads_per_cta;
+  s.most_splits = std::min({max_splits, s.smem_splits, std::int64_t(kMaxSplits)});
+  return s;
+}
+
+// Rows that fill their last wave only in part split into more waves that fill their last one
+// (wave_fill.hpp; measured on the fused path, the gather path's kernel planned alike). Not
+// pairs of KV heads: a head a row split so against their one wave (docs/cuda.md, "Pairs").
+// Not under a variant of the waves, which asks for its own.
+std::int64_t wave_fill_splits(const DecodeProblem& p, const DecodeKernel& k, const Tuning& t,
+                              const PlanThresholds& th, const SplitBounds& s, std::int64_t splits) {
+  if (k.paired_heads || t.waves != Tuning{}.waves) return splits;
+  const std::int64_t row_bytes =
+      kv_row_bytes(p.length, p.head_dim, std::int64_t(element_size(p.kv_dtype)), k.kv_per_block);
+  return wave_filling_splits(th, s.blocks, s.wanted, splits, s.most_splits, p.length, row_bytes);
+}
+
+// A split short history where even the finest splits leave SMs idle: shorter splits, as long
+// as every block keeps an SM to itself (a block's few tiles are its latency, not its
+// bandwidth) and a row has at most th.short_splits of them (docs/cuda.md, "Short splits"; an
+// unsplit history stays so). The merging block's tail grows with the splits, so more of them
+// are not assumed to pay.
+std::int64_t short_history_splits(const DecodeProblem& p, int sm_count, const Tuning& t,
+                                  const PlanThresholds& th, const SplitBounds& s,
+                                  std::int64_t splits) {
+  if (t.short_split_tokens <= 0 || splits <= 1) return splits;
+  const std::int64_t finer =
+      std::min({std::int64_t(ceil_div(p.length, t.short_split_tokens)), s.wanted / s.blocks,
+                s.smem_splits, th.short_splits, std::int64_t(kMaxSplits)});
+  return finer > splits && finer * s.blocks <= sm_count ? finer : splits;
+}
+
+// Sets the plan's splits of whole tiles, and where a row of few splits merges: through a
+// cluster's shared memory instead of the workspace and the counter (Tuning::cluster), or as a
+// row of a few (Tuning::few_rows).
+void finish_plan(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t,
+                 const PlanThresholds& th, std::int64_t rows, std::int64_t splits,
+                 DecodePlan& plan) {
+  const DecodeKernel& k = plan.kernel;
+  plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
+  plan.splits = ceil_div(p.length, plan.split_tokens);
+  plan.split_smem_bytes = k.smem_bytes;
+  if (plan.splits > 1) plan_clusters(p, t, rows, plan);
+  if (plan.splits > 1 && layout == KvLayout::paged) plan_few_rows(p, t, sm_count, th, plan);
+}
+
+}  // namespace
+
+DecodePlan plan_decode(const DecodeProblem& p, KvLayout layout, int sm_count, const Tuning& t) {
+  const PlanThresholds& th = device_thresholds(sm_count);
+  // A row of a few over a long history: one block of the long-rows kernel an SM, split as any
+  // other kernel below (at waves 1: as many splits as the row has SMs, or one fewer below the
+  // kernel's full length).
+  std::optional<FewRowsKernel> long_rows;
+  if (layout == KvLayout::paged) long_rows = long_rows_kernel(p, t, sm_count, th);
+  DecodePlan plan = start_plan(p, choose_kernel(p, layout, sm_count, t, th, long_rows), t);
+  const SplitBounds bounds = split_bounds(p, plan, sm_count, t);
+  std::int64_t splits =
+      std::clamp<std::int64_t>(bounds.wanted / bounds.blocks, 1, bounds.most_splits);
+  splits = wave_fill_splits(p, plan.kernel, t, th, bounds, splits);
+  splits = short_history_splits(p, sm_count, t, th, bounds, splits);
   // Pairs of KV heads only where they leave the history unsplit: split rows of pairs (their few
-  // splits as one cluster) measured slower at most batches between (docs/cuda.md, "Pairs";
-  // D=64 Hkv=8: B=7 L=4099-16384 8-9%, B=12 6-9%, B=16 5-6%; B=5 and B=8 2-3% faster).
-  if (k.paired_heads && splits > 1) {
+  // splits as one cluster) measured slower at most batches between (docs/cuda.md, "Pairs").
+  if (plan.kernel.paired_heads && splits > 1) {
     Tuning heads = t;
     heads.paired_heads = false;
     return plan_decode(p, layout, sm_count, heads);
   }
   // Long rows shorter than their kernel's full length leave each row's merging block an SM's
   // worth of room: a split fewer a row, so that the next call's blocks find SMs free while the
-  // merges finish (FewRowsKernel::long_full_length; a row has 16-31 SMs, few_rows_of).
+  // merges finish (FewRowsKernel::long_full_length; a row of a few, few_rows_of).
   if (long_rows && p.length < long_rows->long_full_length)
-    splits = std::min<std::int64_t>(splits, sm_count / blocks - 1);
-  plan.split_tokens = ceil_div(ceil_div(p.length, splits), k.tile_tokens) * k.tile_tokens;
-  plan.splits = ceil_div(p.length, plan.split_tokens);
-  // A row of few splits merges through a cluster's shared memory instead of the workspace and
-  // the counter (Tuning::cluster).
-  plan.split_smem_bytes = k.smem_bytes;
-  if (plan.splits > 1) plan_clusters(p, t, blocks, plan);
-  if (plan.splits > 1 && layout == KvLayout::paged) plan_few_rows(p, t, sm_count, plan);
+    splits = std::min<std::int64_t>(splits, sm_count / bounds.blocks - 1);
+  finish_plan(p, layout, sm_count, t, th, bounds.blocks, splits, plan);
   return plan;
 }
-
-#if defined(READBENCH_BENCH_VARIANTS)
-void apply_tuning(Tuning& t, std::string_view spec) {
-  while (!spec.empty()) {
-    const std::size_t comma = spec.find(',');
-    const std::string_view item = spec.substr(0, comma);
-    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
-    const std::size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw InputError("tuning entry '" + std::string(item) + "' is not key=value");
-    const std::string key(item.substr(0, eq)), value(item.substr(eq + 1));
-    char* end = nullptr;
-    const double x = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0')
-      throw InputError("tuning entry '" + std::string(item) + "' needs a number");
-    if (key == "warps")
-      t.warps = int(x);
-    else if (key == "stages")
-      t.stages = int(x);
-    else if (key == "kv")
-      t.kv_per_block = int(x);
-    else if (key == "l1")
-      t.copy_through_l1 = x != 0;
-    else if (key == "simt")
-      t.simt_half = x != 0;
-    else if (key == "waves")
-      t.waves = x;
-    else if (key == "minsplit")
-      t.min_split_tokens = int(x);
-    else if (key == "shortsplit")
-      t.short_split_tokens = int(x);
-    else if (key == "cluster")
-      t.cluster = int(x);
-    else if (key == "spread")
-      t.cluster_spread = x != 0;
-    else if (key == "fewrows")
-      t.few_rows = x != 0;
-    else if (key == "pairs")
-      t.paired_heads = x != 0;
-    else if (key == "graph")
-      t.graph_replay = x != 0;
-    else if (key == "flushread")
-      t.flush_read = x != 0;
-    else if (key == "merge")
-      t.merge_kernel = x != 0;
-    else if (key == "mergev") {  // 0 the staged merge, 2 the two-pass one before it
-      if (x != 0 && x != 2) throw InputError("tuning entry '" + std::string(item) + "': 0 or 2");
-      t.merge_variant = int(x);
-    } else if (key == "fence") {  // 1: every thread's fences, as before (DecodeParams)
-      if (x != 0 && x != 1) throw InputError("tuning entry '" + std::string(item) + "': 0 or 1");
-      t.fence_variant = int(x);
-    } else if (key == "pdl") {  // 1: trigger after the reads; 2: at once; 3: wait first (and
-                                // trigger after the reads, as at first); 4: at exit; 5: after
-                                // a warp's last copies are issued, before its first tile too;
-                                // 6: after the tile computed while its last copies were issued
-                                // (a tile later than 5); 7: the product's
-      t.dependent_launch = x != 0;
-      t.trigger_after_reads = int(x) == 1 || int(x) == 3;
-      t.trigger_at_start = int(x) == 2;
-      t.trigger_at_exit = int(x) == 4;
-      t.trigger_after_issue = int(x) == 5 ? 1 : int(x) == 6 ? 2 : 0;
-      t.wait_first = int(x) == 3;
-    } else
-      throw InputError("unknown tuning key '" + key + "'");
-  }
-}
-#endif
 
 cudaError_t launch_kernel(const void* function, dim3 grid, dim3 block, std::size_t smem,
                           void** args, bool dependent, cudaStream_t stream, unsigned cluster) {

@@ -5,8 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
-#include <string_view>
 
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
@@ -109,68 +109,50 @@ struct DecodeKernel {
   bool paired_heads = false;  // two adjacent KV heads read as one row (kv_per_block 2)
 };
 
+// The variant build's knobs (variants/tuning_variants.hpp, tools/h200 only): the product never
+// defines them.
+struct TuningVariants;
+
 // What the plan is free to choose. readbench runs the defaults: the variant that measured best
-// on the H200 and passed the GPU tests and compute-sanitizer. A build with
-// READBENCH_BENCH_VARIANTS (tools/h200 only) compiles in the variants docs/cuda.md
-// compares, and the fields that select them.
+// on the H200 and passed the GPU tests and compute-sanitizer. The variant build
+// (tools/h200/build.sh; docs/cuda.md, "The variant build") compiles in the variants
+// docs/cuda.md compares, selected by `variants`.
 struct Tuning {
   bool copy_through_l1 = true;   // cp.async.ca: L1 merges the halves of each sector (.cg: 2x the
-                                 // L2 requests, 81% instead of 94% of DRAM bandwidth)
+                                 // L2 requests; docs/cuda.md, "The fused kernel")
   double waves = 1.0;            // thread blocks wanted, in multiples of what fits on the SMs
                                  // (more where rows fill their last wave in part:
                                  // wave_fill.hpp)
   int min_split_tokens = 256;    // never split the history finer than this, but:
   int short_split_tokens = 128;  // a split history that leaves SMs idle may go this fine (at
-                                 // most 8 splits, each block on an SM of its own; plan_decode)
+                                 // most PlanThresholds::short_splits splits, each block on an
+                                 // SM of its own; plan_decode)
   // A row of at most `cluster` splits runs as one thread block cluster whose first block merges
   // the others' partials from its shared memory (sm_90 on; the workspace, fence and counter go
   // unused), with `cluster_spread` each block taking more than half an SM's shared memory so
-  // that it has an SM to itself. B=1: L=512 5.30 -> 3.72 us, L=1024 5.61 -> 4.31 us, L=2048
-  // 6.73 -> 5.70 us (bf16; e4m3 K/V -9 to -27%). Without the SM to itself bf16 L=2048 was 7%
-  // slower; rows of several clusters were 7-57% slower (docs/cuda.md, "Split histories").
+  // that it has an SM to itself; rows of several clusters measured slower (docs/cuda.md, "Split
+  // histories and their merge").
   int cluster = 8;
   bool cluster_spread = true;
-  // A row of a few (16 to 31 SMs for each: B = 1 with 8 KV heads on 132 SMs) whose history
+  // A row of a few (the SMs a row has to itself: the device's PlanThresholds) whose history
   // length is in its FewRowsKernel's range runs as one cluster of 8 blocks of eight warps (one
-  // an SM, under cluster_spread). docs/cuda.md, "Few rows"; readbench's min, B=1 Hkv=8: e4m3 K/V
-  // L=2048 5.79 -> 4.86 us, L=4096 7.26 -> 6.70, L=4608 8.17 -> 7.29; bf16 L=4096 8.63 -> 7.47.
-  // From its long_min_length, such a row takes one block of the long-rows kernel an SM.
+  // an SM, under cluster_spread; docs/cuda.md, "Few rows and long rows"). From its
+  // long_min_length, such a row takes one block of the long-rows kernel an SM.
   bool few_rows = true;
   // 16-bit K/V of D=64 in q's type, an even number of KV heads whose groups hold at most 4 query
   // heads: two adjacent KV heads read as one row of 256 bytes (decode_table.cuh), on a device
   // whose blocks may take the kernel's 192 KiB, where the rows of pairs, each split as finely
-  // as the history allows a short one (at most 8 splits), cover the SMs and where the plan
-  // leaves a pair's history unsplit (plan_decode). docs/cuda.md, "Pairs": bf16 B=32 L=4096
-  // -2.6%, L=16384 -3.3%; split rows of pairs 5-12% slower at B=1, 7, 12 and 16 (2-3% faster
-  // at B=5 and 8), so there a head a row.
+  // as the history allows a short one (PlanThresholds::short_splits), cover the SMs and where
+  // the plan leaves a pair's history unsplit (plan_decode; docs/cuda.md, "Pairs of D = 64
+  // heads").
   bool paired_heads = true;
   bool graph_replay = true;  // time_calls replays a captured graph of the calls
   // Kernels launched with programmatic stream serialization (sm_90 on): a call's launch and
   // its reads of the paged history overlap the end of the kernel before it (kernels/decode.cuh).
   bool dependent_launch = true;
-#if defined(READBENCH_BENCH_VARIANTS)
-  int warps = 4;                  // warps a block: 4, or 8 (two stages; for stages <= 8 KiB)
-  int stages = 0;                 // cp.async depth: 0 by block shape (bf16 D=128 variants: 2, 4, 6)
-  int kv_per_block = 1;           // KV heads per thread block (1, 4 or 8; bf16 D=128 variants)
-  bool simt_half = false;         // bf16 D=128 through the CUDA-core kernel instead of mma
-  bool flush_read = false;        // cold flush also streams a second L2-sized buffer (clean L2)
-  bool merge_kernel = false;      // merge splits in a second kernel, not in the decode's last block
-  bool trigger_at_start = false;  // dependent launch: the next kernel may start at once
-  bool wait_first = false;        // dependent launch: wait for the previous kernel before reading
-  bool trigger_at_exit = false;   // dependent launch: the next kernel may start as blocks exit
-  bool trigger_after_reads = false;  // ... once each block's reads are done (the first rule)
-  int trigger_after_issue = 0;       // ... once a warp of each block has issued its last copies,
-                                     // before its first tile too (1; 2: a tile later)
-  int merge_variant = 0;             // 2: the two-pass split merge the staged one replaced
-  int fence_variant = 0;             // 1: every thread's fences (DecodeParams::fence_variant)
-#endif
+  // The variant build's selection (variants/tuning_variants.hpp); null: the product's kernels.
+  std::shared_ptr<const TuningVariants> variants;
 };
-#if defined(READBENCH_BENCH_VARIANTS)
-// Applies "key=value,..." (keys: warps, stages, kv, l1, simt, waves, minsplit, graph, flushread,
-// merge, mergev, pdl, shortsplit, fence, cluster, spread, fewrows, pairs) to `t`, as tools/h200
-// names its variants. Throws InputError naming a bad entry.
-void apply_tuning(Tuning& t, std::string_view spec);
-#endif
 
 struct DecodePlan {
   DecodeKernel kernel;    // the kernel chosen for the problem
@@ -179,9 +161,9 @@ struct DecodePlan {
   bool dependent_launch = false;      // Tuning::dependent_launch (the backend drops it below sm_90)
   bool trigger_at_last_issue = true;  // DecodeParams::trigger_at_last_issue
   bool trigger_at_start = false, wait_first = false, trigger_at_exit = false;  // variants of it
-  int trigger_after_issue = 0;  // and another (Tuning::trigger_after_issue)
-  int merge_variant = 0;        // a variant (Tuning::merge_variant)
-  int fence_variant = 0;        // a variant (Tuning::fence_variant)
+  int trigger_after_issue = 0;  // and another (TuningVariants::trigger_after_issue)
+  int merge_variant = 0;        // a variant (TuningVariants::merge_variant)
+  int fence_variant = 0;        // a variant (TuningVariants::fence_variant)
   int head_tiles = 0;
   int splits = 1;
   int split_tokens = 0;

@@ -59,14 +59,31 @@ __host__ __device__ constexpr std::size_t cluster_slots_offset() {
   return (decode_smem_bytes<Math, kWarps, kStages>() + 15) / 16 * 16;
 }
 
-#if defined(READBENCH_BENCH_VARIANTS)  // tools/h200's timelines
-// This block's stamps (DecodeParams::timeline), or null.
-__device__ inline unsigned long long* timeline_stamps(const DecodeParams& p) {
-  const std::size_t block_id =
-      blockIdx.x + std::size_t(gridDim.x) * (blockIdx.y + std::size_t(gridDim.y) * blockIdx.z);
-  return p.timeline == nullptr ? nullptr : p.timeline + block_id * kTimelineStamps;
-}
-#endif
+// The kernel's probe points: where the variant build's probe (variants/bench_probe.cuh) stamps
+// its timelines and takes its launch and merge variants. The product's probe does nothing, so
+// its kernels are the code below alone.
+struct NoProbe {
+  __device__ explicit NoProbe(const DecodeParams&) {}
+  __device__ void started() {}  // the block has begun
+  // A warp's pass over its tiles: (it, kStages, my_tiles) after its copies of pass `it` are
+  // committed, and after its math of tile `it`.
+  __device__ void copies_issued(const DecodeParams&, int, int, int) {}
+  __device__ void tile_computed(const DecodeParams&, int, int, int) {}
+  __device__ void reads_done() {}       // every warp's reads and math are done
+  __device__ void outputs_written() {}  // this block's outputs, partials or slots are written
+  __device__ void before_arrival(const DecodeParams&) {}  // a split block, before its arrival
+  __device__ void arrived() {}                            // ... after it
+  __device__ void leaving() {}                            // a block that does not merge
+  __device__ void merging(const DecodeParams&) {}         // the merging block, before its merge
+  __device__ void merge_begun() {}
+  static __device__ void first_partials_landed(const DecodeParams&) {}  // first partials staged
+  // Merges the splits its own way instead of merge_splits (true), or leaves them (false).
+  template <class T>
+  __device__ bool merge(const DecodeParams&, std::size_t, int, float*) {
+    return false;
+  }
+  __device__ void done() {}  // the merging block has written the outputs
+};
 
 // Split-history merge: out = sum_s w_s o_s with w_s = 2^(lse_s - M) / sum 2^(lse - M), each
 // split's o_s already normalized. Called by all kThreads threads of a block for `heads` query
@@ -76,11 +93,10 @@ __device__ inline unsigned long long* timeline_stamps(const DecodeParams& p) {
 // cp.async through L2 (.cg: L1 is not coherent with the other blocks' writes), as many splits
 // at once as it holds, and reads back only its own: one L2 round trip a batch (one for all of
 // a row's splits at the shapes measured), no registers held for loads in flight (a register
-// array of them had raised every decode kernel's register count), no division in the loops.
-// Against the two-pass merge before it (docs/cuda.md, "Split histories and their merge"): the
-// merging block's merge 6.6-10.5 -> 3.3-4.2 us at 32 splits; the product, B=1 L=16384 22.7 ->
-// 21.2 us.
-template <class T, int D, int kThreads, int kItems>
+// array of them had raised every decode kernel's register count), no division in the loops;
+// faster than the two-pass merge before it (docs/cuda.md, "The merge staged through shared
+// memory").
+template <class T, int D, int kThreads, int kItems, class Probe>
 __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, float* staging,
                              int staging_floats) {
   constexpr int kQuads = D / 4;
@@ -111,10 +127,7 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();  // the log-sum-exps other threads loaded
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (s0 == 0 && threadIdx.x == 0 && p.timeline != nullptr)
-      timeline_stamps(p)[6] = global_timer_ns();  // the first batch landed
-#endif
+    if (s0 == 0) Probe::first_partials_landed(p);
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const int idx = int(threadIdx.x) + i * kThreads;
@@ -155,76 +168,17 @@ __device__ void merge_splits(const DecodeParams& p, std::size_t bh0, int heads, 
   }
 }
 
-#if defined(READBENCH_BENCH_VARIANTS)
-// The merge before the staged one (the mergev=2 variant): the log-sum-exps first into shared memory
-// `weights` (heads * splits floats), a barrier, then sixteen splits' partials at a time.
-template <class T>
-__device__ void merge_splits_two_pass(const DecodeParams& p, std::size_t bh0, int heads,
-                                      float* weights) {
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const int warps = blockDim.x / kWarp;
-  for (int h = warp; h < heads; h += warps) {
-    const float* lse = p.partial_lse + (bh0 + h) * p.splits;
-    float* w = weights + h * p.splits;
-    float m = -CUDART_INF_F;
-    for (int s = lane; s < p.splits; s += kWarp) {
-      w[s] = __ldcg(lse + s);
-      m = fmaxf(m, w[s]);
-    }
-    m = warp_max_over(m, 1, kWarp / 2);
-    float sum = 0.0f;
-    for (int s = lane; s < p.splits; s += kWarp) {
-      w[s] = exp2f(w[s] - m);
-      sum += w[s];
-    }
-    sum = warp_sum_over(sum, 1, kWarp / 2);
-    for (int s = lane; s < p.splits; s += kWarp) w[s] /= sum;
-  }
-  __syncthreads();
-  constexpr int kInFlight = 16;
-  const int quads = p.head_dim / 4;
-  for (int idx = threadIdx.x; idx < heads * quads; idx += blockDim.x) {
-    const int h = idx / quads, d = idx % quads * 4;
-    const float* partial = p.partial_out + (bh0 + h) * p.splits * p.head_dim + d;
-    const float* w = weights + h * p.splits;
-    float4 acc = make_float4(0, 0, 0, 0);
-    for (int s0 = 0; s0 < p.splits; s0 += kInFlight) {
-      float4 x[kInFlight];
-#pragma unroll
-      for (int k = 0; k < kInFlight; ++k)
-        if (s0 + k < p.splits)
-          x[k] =
-              __ldcg(reinterpret_cast<const float4*>(partial + std::size_t(s0 + k) * p.head_dim));
-#pragma unroll
-      for (int k = 0; k < kInFlight; ++k)
-        if (s0 + k < p.splits) {
-          acc.x = fmaf(w[s0 + k], x[k].x, acc.x);
-          acc.y = fmaf(w[s0 + k], x[k].y, acc.y);
-          acc.z = fmaf(w[s0 + k], x[k].z, acc.z);
-          acc.w = fmaf(w[s0 + k], x[k].w, acc.w);
-        }
-    }
-    const std::size_t o = (bh0 + h) * p.head_dim + d;
-    store_out<T>(p.out, o, acc.x);
-    store_out<T>(p.out, o + 1, acc.y);
-    store_out<T>(p.out, o + 2, acc.z);
-    store_out<T>(p.out, o + 3, acc.w);
-  }
-}
-#endif
-
-// kSplit: compiled for a split history (partials, the merge) or for an unsplit one (neither:
-// the merge's code, never run there, had cost unsplit reads up to 5% on the H200 by how it
-// changed the main loop's compiled form; without it, e4m3 K/V at B=32 L=16384 is still 1.0-1.4%
-// behind the kernel before the staged merge; docs/cuda.md, "A split kernel and an unsplit
-// one"). kCluster:
-// a split row launched as one thread block cluster (DecodeParams::cluster), merged in its first
-// block's shared memory; its own kernel, since the cluster's code in the split kernel had cost
-// e4m3 K/V B=1 calls of 32-33 splits, which never run as clusters, 2-3%.
+// One block of decode_kernel: kSplit, compiled for a split history (partials, the merge) or for
+// an unsplit one (neither: the merge's code, never run there, had cost unsplit reads by how it
+// changed the main loop's compiled form; docs/cuda.md, "A split kernel and an unsplit one").
+// kCluster: a split row launched as one thread block cluster (DecodeParams::cluster), merged in
+// its first block's shared memory; its own kernel, since the cluster's code in the split kernel
+// had cost the split calls that never run as clusters (docs/cuda.md, "Split histories and their
+// merge"). Probe: the product's NoProbe (decode_kernel), or the variant build's
+// (variants/bench_probe.cuh).
 template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock, bool kSplit,
-          bool kCluster = false>
-__global__ void __launch_bounds__(kWarps* kWarp)
-    decode_kernel(const __grid_constant__ DecodeParams p) {
+          bool kCluster, class Probe>
+__device__ __forceinline__ void decode_block(const DecodeParams& p) {
   using T = typename Math::T;
   using Tile = typename Math::Tile;
   constexpr int D = Math::D;          // of a staged row
@@ -259,11 +213,8 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   const int head0 = kv_head * group + head_tile * kHeads;  // first query head served here
   const int valid_heads = min(kHeads, group - head_tile * kHeads);
 
-#if defined(READBENCH_BENCH_VARIANTS)  // tools/h200's timelines: this block's stamps
-  unsigned long long* stamps = timeline_stamps(p);
-  if (stamps != nullptr && threadIdx.x == 0)
-    stamps[0] = global_timer_ns(), stamps[3] = stamps[4] = stamps[6] = 0;
-#endif
+  Probe probe(p);
+  probe.started();
   // A split row as a cluster: this block has started; the other blocks of the cluster wait for
   // that before they write its shared memory.
   if constexpr (kCluster) cluster_arrive_relaxed();
@@ -328,9 +279,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     // where its copies all went out at once before its first tile (my_tiles <= kStages): that,
     // like a trigger at the start, piles short calls up (docs/cuda.md, "Launches and timing").
     if (p.trigger_at_last_issue && it > 0 && it + kStages == my_tiles) launch_dependents();
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (p.trigger_after_issue == 1 && it + kStages == my_tiles) launch_dependents();
-#endif
+    probe.copies_issued(p, it, kStages, my_tiles);
     if (it < 0) continue;
     if (it == 0) {
       if (history_first) wait_for_prerequisite();
@@ -343,9 +292,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     const uint4* stage = my_stages + (it % kStages) * kStageChunks;
     const int first = begin + (kv_warp + it * kWarpsPerKv) * kTile;
     math.compute(Tile{stage, stage + kTileChunks}, end - first, p.scale_log2, lane);
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (p.trigger_after_issue == 2 && it == max(0, my_tiles - kStages)) launch_dependents();
-#endif
+    probe.tile_computed(p, it, kStages, my_tiles);
   }
   // This warp's reads are done (if no warp of the block let the next kernel launch before, it
   // may launch now, into the SMs as blocks leave).
@@ -353,9 +300,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
   math.finish(lane);
   cp_async_wait<0>();
   __syncthreads();  // the pipeline's shared memory becomes the merge area
-#if defined(READBENCH_BENCH_VARIANTS)
-  if (stamps != nullptr && threadIdx.x == 0) stamps[1] = global_timer_ns();
-#endif
+  probe.reads_done();
 
   float* sm_o = reinterpret_cast<float*>(smem);  // [W, kHeads, D]
   float* sm_m = sm_o + kWarps * kHeads * D;      // [W, kHeads]
@@ -423,29 +368,20 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       if (d == 0) p.partial_lse[bh * p.splits + split] = m_all + log2f(sum);
     }
   }
-#if defined(READBENCH_BENCH_VARIANTS)
-  if (stamps != nullptr) __syncthreads();  // every thread's outputs written
-  if (stamps != nullptr && threadIdx.x == 0) stamps[2] = stamps[5] = global_timer_ns();
-#endif
+  probe.outputs_written();
   if constexpr (!kSplit) {
     return;
   } else if constexpr (kCluster) {
     // A row in one cluster: its blocks leave once their partials are in the first block's
     // slots, and the first merges them into the output (no workspace, no counter).
     cluster_arrive_release();
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (stamps != nullptr && threadIdx.x == 0) stamps[3] = global_timer_ns();
-#endif
+    probe.arrived();
     if (rank != 0) {
-#if defined(READBENCH_BENCH_VARIANTS)
-      if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
-#endif
+      probe.leaving();
       return;
     }
     cluster_wait();
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (stamps != nullptr && threadIdx.x == 0) stamps[4] = global_timer_ns();
-#endif
+    probe.merge_begun();
     const float* slot =
         reinterpret_cast<const float*>(reinterpret_cast<const char*>(smem) + kSlotsOffset);
     const float* slot_lse = slot + p.cluster * heads_here * kOutD;
@@ -471,10 +407,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
       store_out<T>(p.out, o + 2, a.z * inv);
       store_out<T>(p.out, o + 3, a.w * inv);
     }
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (stamps != nullptr) __syncthreads();
-    if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
-#endif
+    probe.done();
   } else {
     if (p.split_counters == nullptr) return;  // the merge_kernel variant merges afterwards
 
@@ -486,13 +419,9 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     // thread's sequentially consistent one cost split calls 0.5-1.8%; docs/cuda.md).
     __shared__ int is_last;
     int* counter = p.split_counters + std::size_t(b) * gridDim.y + blockIdx.y;
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (p.fence_variant == 1) __threadfence();  // the fences before the one-thread fence
-#endif
+    probe.before_arrival(p);
     __syncthreads();
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (stamps != nullptr && threadIdx.x == 0) stamps[3] = global_timer_ns();
-#endif
+    probe.arrived();
     if (threadIdx.x == 0) {
       fence_acq_rel_gpu();
       is_last = atomic_add_relaxed_gpu(counter, 1) == p.splits - 1;
@@ -500,34 +429,29 @@ __global__ void __launch_bounds__(kWarps* kWarp)
     }
     __syncthreads();
     if (!is_last) {
-#if defined(READBENCH_BENCH_VARIANTS)
-      if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
-#endif
+      probe.leaving();
       return;
     }
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (p.fence_variant == 1) __threadfence();
-#endif
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (stamps != nullptr && threadIdx.x == 0) stamps[4] = global_timer_ns();
-#endif
+    probe.merging(p);
+    probe.merge_begun();
     // Each thread merges at most kMergeItems four-float slices of the heads_here * kOutD outputs.
     constexpr int kMergeItems =
         (kKvPerBlock * kHeads * kQuads + kWarps * kWarp - 1) / (kWarps * kWarp);
     constexpr int kSmemFloats = int(decode_smem_bytes<Math, kWarps, kStages>() / sizeof(float));
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (p.merge_variant == 2)
-      merge_splits_two_pass<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem));
-    else
-#endif
-      merge_splits<T, kOutD, kWarps * kWarp, kMergeItems>(
+    if (!probe.template merge<T>(p, bh0, heads_here, reinterpret_cast<float*>(smem)))
+      merge_splits<T, kOutD, kWarps * kWarp, kMergeItems, Probe>(
           p, bh0, heads_here, reinterpret_cast<float*>(smem), kSmemFloats);
     if (threadIdx.x == 0) *counter = 0;
-#if defined(READBENCH_BENCH_VARIANTS)
-    if (stamps != nullptr) __syncthreads();
-    if (stamps != nullptr && threadIdx.x == 0) stamps[5] = global_timer_ns();
-#endif
+    probe.done();
   }
+}
+
+// The product's decode kernel: decode_block with no probe.
+template <class Math, class Rows, int kWarps, int kStages, int kKvPerBlock, bool kSplit,
+          bool kCluster = false>
+__global__ void __launch_bounds__(kWarps* kWarp)
+    decode_kernel(const __grid_constant__ DecodeParams p) {
+  decode_block<Math, Rows, kWarps, kStages, kKvPerBlock, kSplit, kCluster, NoProbe>(p);
 }
 
 }  // namespace readbench::cuda::kernels

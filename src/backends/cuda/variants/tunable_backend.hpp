@@ -1,18 +1,17 @@
 #pragma once
-// CUDA-only entry points beyond the Backend interface (make_cuda_backend is in backend.hpp).
-#include "backends/backend.hpp"
-
-#if defined(READBENCH_BENCH_VARIANTS)
+// The variant build's CUDA backend (tools/h200, docs/cuda.md, "The variant build"): a backend
+// planned under any Tuning. Included only by the variant build's sources.
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "backends/backend.hpp"
 #include "backends/cuda/decode_launch.hpp"
 
 namespace readbench::cuda {
 
-// A CUDA backend whose plan can be changed, for variant runs (tools/h200): only builds with
-// READBENCH_BENCH_VARIANTS have it.
+// A CUDA backend whose plan can be changed, for variant runs (tools/h200): only the variant
+// build has it.
 class TunableBackend : public Backend {
  public:
   // Plans the prepared workload again under `t`, keeping it uploaded.
@@ -31,4 +30,3 @@ class TunableBackend : public Backend {
 std::unique_ptr<TunableBackend> make_tunable_cuda_backend(int device, const Tuning& t);
 
 }  // namespace readbench::cuda
-#endif
