@@ -3,7 +3,8 @@
 # and per phase DIR/tests/readbench_gpu_tests or DIR/tests/plugins/libregress_{same,cost3}_cuda.so
 # (both together pass the device tool's 64 MiB carry: the phases split them).
 # Usage: tools/h200/ab_device.sh DIR OUTDIR PHASE
-#   checks: verify's output against DIR/before/readbench's where that is carried, the GPU tests and racecheck/memcheck over verify (B=36 and B=52 too), then the A/A
+#   checks: verify's output beside DIR/other/readbench's (another build) where that is carried,
+#           the GPU tests and racecheck/memcheck over verify (B=36 and B=52 too), then the A/A
 #           (this build in both arms, the default paths) at B=1 on the auto grid and at B=32
 #           over 1024..65536;
 #   cost3:  the fixtures verified and memcheck'd, then +3% marginal cost (regress_cost3 against
@@ -24,18 +25,18 @@ sanitize() {  # TOOL LABEL verify-args...
   echo "$tool $label rc=$? $(grep -E 'ERROR SUMMARY' "$out/$tool-$label.txt" | tail -1)" | tee -a "$log"
 }
 if [ "$phase" = checks ]; then
-  # Where DIR/before/readbench is carried (an earlier build), verify's output of both builds,
-  # which a behaviour-neutral change leaves byte-identical.
-  if [ -x "$dir/before/readbench" ]; then
-    for b in before after; do
+  # Where DIR/other/readbench is carried (another build), verify's output of both builds, which
+  # a behaviour-neutral change leaves byte-identical.
+  if [ -x "$dir/other/readbench" ]; then
+    for b in other this; do
       bin=$rb
-      [ "$b" = before ] && bin=$dir/before/readbench
+      [ "$b" = other ] && bin=$dir/other/readbench
       { timeout 120 "$bin" verify --backend cuda; timeout 120 "$bin" verify --backend cuda -b 36 \
           --lengths 1,17,4099,70001; } >"$out/verify-$b.txt" 2>&1
       echo "verify $b rc=$? $("$bin" --version)" | tee -a "$log"
     done
-    if cmp -s "$out/verify-before.txt" "$out/verify-after.txt"; then
-      echo "verify identical: $(wc -l <"$out/verify-after.txt") lines" | tee -a "$log"
+    if cmp -s "$out/verify-other.txt" "$out/verify-this.txt"; then
+      echo "verify identical: $(wc -l <"$out/verify-this.txt") lines" | tee -a "$log"
     else
       echo "verify DIFFERS" | tee -a "$log"
     fi
