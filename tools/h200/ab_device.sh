@@ -9,7 +9,8 @@
 #           over 1024..65536;
 #   cost3:  the fixtures verified and memcheck'd, then +3% marginal cost (regress_cost3 against
 #           regress_same) in the same two settings.
-# TRIALS (default 10) trials of each setting; tools/ab_targets.sh writes each verdict.
+# TRIALS (default 10) trials of each setting; tools/ab_targets.sh writes each verdict. WIDE_ARGS
+# replaces the second setting (an 80 GB card holds B=32 both arms to L=16384 only: -b 16).
 set -u -o pipefail
 dir=$(realpath "$1") out=$2 phase=$3 trials=${TRIALS:-10}
 export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -57,7 +58,7 @@ else
 fi
 AB_ARGS="" timeout 170 bash "$here/tools/ab_targets.sh" "$dir" "$out/b1" "$trials" cuda \
   "${kinds[@]}" >/dev/null 2>&1
-AB_ARGS="-b 32 -L 1024:65536:x4" timeout 170 bash "$here/tools/ab_targets.sh" "$dir" "$out/b32" \
+AB_ARGS="${WIDE_ARGS:--b 32 -L 1024:65536:x4}" timeout 170 bash "$here/tools/ab_targets.sh" "$dir" "$out/b32" \
   "$trials" cuda "${kinds[@]}" >/dev/null 2>&1
 for s in b1 b32; do
   [ -f "$out/$s/summary.tsv" ] && cut -f1-5 "$out/$s/summary.tsv" | sed "s/^/$s /" | tee -a "$log"
