@@ -120,8 +120,9 @@ std::shared_ptr<GatherCopy> gather_copy(std::size_t history) {
   std::erase_if(copies, [](const auto& c) { return c.second.expired(); });
   std::weak_ptr<GatherCopy>& held = copies[history];
   if (auto copy = held.lock()) return copy;
-  auto copy = std::make_shared<GatherCopy>(
-      GatherCopy{AlignedBuffer(history, "the gathered K copy"), AlignedBuffer(history, "the gathered V copy")});
+  auto copy =
+      std::make_shared<GatherCopy>(GatherCopy{AlignedBuffer(history, "the gathered K copy"),
+                                              AlignedBuffer(history, "the gathered V copy")});
   held = copy;
   return copy;
 }
@@ -293,7 +294,8 @@ class CpuBackend final : public Backend {
   }
 
   void run(const Path& p, int replica) {
-    run(*work_, plugin_calls_, p, replica, out_, gather_ ? gather_->k : no_copy_, gather_ ? gather_->v : no_copy_);
+    run(*work_, plugin_calls_, p, replica, out_, gather_ ? gather_->k : no_copy_,
+        gather_ ? gather_->v : no_copy_);
   }
 
   void run(const HostWorkload& h, const PluginCalls& plugin_calls, const Path& p, int replica,
