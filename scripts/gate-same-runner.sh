@@ -7,7 +7,9 @@
 #                       backend only, in a temporary worktree)
 #   --out DIR           where the ab report (ab.json), its plot (ab.svg) and the summary go
 #                       (default gate-out)
-#   AB_ARGS             passed to `readbench ab` (default: --backend cpu); e.g. --tolerance,
+#   AB_ARGS             passed to `readbench ab` (default: --backend cpu --max-cost-ratio 1.15:
+#                       two builds run in two worker processes, which on a small VM read several
+#                       percent apart for a whole run, docs/gate.md); e.g. --tolerance,
 #                       --max-cost-ratio, --sweep-budget, --path, a shape
 # The head's binary drives the comparison; both binaries must have the ab worker (readbench ab
 # came with it: a base older than that cannot take part, exit 2 says so).
@@ -21,7 +23,7 @@ out=gate-out
 while [ $# -gt 0 ]; do
   case $1 in
     --out) [ $# -ge 2 ] || usage_error "$1 needs a value"; out=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     --) break ;;
     -*) usage_error "unknown option $1" ;;
     *) break ;;
@@ -32,7 +34,7 @@ base=$1 head=$2
 shift 2
 [ "${1:-}" = "--" ] && shift
 ab_args=("$@")
-[ ${#ab_args[@]} -gt 0 ] || ab_args=(--backend cpu)
+[ ${#ab_args[@]} -gt 0 ] || ab_args=(--backend cpu --max-cost-ratio 1.15)
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
