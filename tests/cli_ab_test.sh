@@ -117,6 +117,11 @@ if grep -qF "both arms in one worker of their binary, reading one workload in me
 else
   fail "the summary says the arms shared a worker and a workload" "$(head -c 300 "$WORK/out")"
 fi
+if grep -qF "a worker each" "$WORK/out"; then
+  fail "one worker's summary says nothing of two workers' offsets" "$(grep -F "a worker each" "$WORK/out")"
+else
+  pass "one worker's summary says nothing of two workers' offsets"
+fi
 # Both workers without address-space randomization, where the system allows it (setarch -R
 # asks for the same), and the report says which.
 if setarch "$(uname -m)" -R true 2>/dev/null; then layout=fixed; else layout=randomized; fi
@@ -158,6 +163,11 @@ expect_json "--separate-workers gives each arm a worker of its own" separate.jso
 cp "$BIN" "$WORK/rb-copy"
 run "$BIN" ab "${SHORT[@]}" --head "$WORK/rb-copy" --json copy.json
 expect_json "two binary files get a worker each" copy.json "r['ab']['workers'] == 'two'"
+if grep -qF "a worker each: on a small shared machine two processes can read a few percent apart" "$WORK/out"; then
+  pass "the summary of two workers on a CPU says what their offset may do to the cost ratio"
+else
+  fail "the summary of two workers on a CPU says what their offset may do to the cost ratio" "$(head -c 300 "$WORK/out")"
+fi
 run "$BIN" ab "${SHORT[@]}" --head "$WORK/../$(basename "$WORK")/rb-copy" --base "$WORK/rb-copy" --json copy2.json
 expect_json "one binary named by two paths shares a worker" copy2.json "r['ab']['workers'] == 'one'"
 "$PY" -c "import json; j=json.load(open('ab.json')); j['ab']['protocol'] = 1; del j['ab']['workers']; json.dump(j, open('protocol1.json','w'))"

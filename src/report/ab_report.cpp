@@ -154,6 +154,11 @@ std::string format_ab_markdown(const AbResult& r) {
   if (r.one_worker)
     out += "- both arms in one worker of their binary" +
            std::string(s.backend == BackendChoice::cpu ? ", reading one workload in memory" : "") + "\n";
+  else if (s.backend == BackendChoice::cpu)
+    out +=
+        "- a worker each: on a small shared machine two processes can read a few percent apart "
+        "for a whole run, an offset pairing cannot cancel, and the cost ratio carries it "
+        "(docs/gate.md, \"Two workers\")\n";
   out += "\n| path | region | delta p [95% CI] | cost ratio [95% CI] | verdict |\n|---|---|---|---|---|\n";
   for (const AbPairing& p : r.pairings) {
     if (!p.comparison) {
