@@ -131,10 +131,12 @@ else
 fi
 n=$(ls "$WORK/reports"/member*.json 2>/dev/null | wc -l)
 [ "$n" -eq "$MEMBERS" ] && pass "one report a member ($n)" || fail "reports" "$n of $MEMBERS"
-# member0 fails on its marginal cost and is listed worst; every other member is ok.
-expect_json "member0 (one CPU) fails on its marginal cost and is listed worst" \
+# member0 fails and is listed worst, on its marginal cost in at least one path (a path may fail
+# on its read ceiling alone: how far one slow member's cost stands out in z depends on how
+# contended the others were); every other member is ok.
+expect_json "member0 (one CPU) fails, on its marginal cost, and is listed worst" \
   "$WORK/reports/verdict.json" \
-  "r['devices'][0]['host'] == 'member0' and all(d['verdict'] == 'fail' and 'marginal cost +' in d['reason'] for d in r['devices'] if d['host'] == 'member0')"
+  "r['devices'][0]['host'] == 'member0' and all(d['verdict'] == 'fail' for d in r['devices'] if d['host'] == 'member0') and any('marginal cost +' in d['reason'] for d in r['devices'] if d['host'] == 'member0')"
 expect_json "every other member is ok" "$WORK/reports/verdict.json" \
   "sorted({d['host'] for d in r['devices'] if d['host'] != 'member0'}) == ['member%d' % i for i in range(1, $MEMBERS)] and all(d['verdict'] == 'ok' for d in r['devices'] if d['host'] != 'member0')"
 [ -s "$WORK/reports/readbench.prom" ] && pass "metrics written" || fail "metrics" "none"
