@@ -107,8 +107,8 @@ export WORK_DIR="$WORK" READBENCH="$BIN" READBENCH_DIR="$WORK/reports"
 export READBENCH_BACKEND=cpu READBENCH_RUN_ARGS="-L 16384,65536,262144,1048576 --fit-from 0 --budget 0.3"
 # fleet's default bands (warn 2.5%, fail 6%) are a GPU fleet's, whose runs repeat to 0.3%.
 # Sequential runs of one shared 2-vCPU VM read up to about 20% apart in marginal cost (measured:
-# another member +19.7% in the worst of seven runs), and member0, on half the CPUs, +48% and
-# more: bands of 30% and 40% keep the host's noise ok and still fail the slowed member.
+# another member +19.7% in the worst of seven runs), and member0, on half the CPUs, +27% to +64%:
+# bands of 30% and 40% keep the host's noise ok and fail the slowed member in most runs.
 export READBENCH_FLEET_ARGS="--min-group 3 --allow contended --warn 0.3 --fail 0.4"
 export READBENCH_LAUNCH="$WORK/member.sh"
 # --ntasks-per-node: the members, all on this one node.
