@@ -151,6 +151,19 @@ expect_usage_error "a slice edited by hand is refused" "but its pairs give" "$BI
 expect_usage_error "a verdict edited by hand is refused" "ab.verdict is" "$BIN" check verdict.json
 "$PY" -c "import json; j=json.load(open('ab.json')); j['ab']['pairings'][0]['lengths'][0]['base_slices'][0] = -1; json.dump(j, open('negative.json','w'))"
 expect_usage_error "a negative slice is refused" "slice times are finite numbers > 0" "$BIN" check negative.json
+# The method a report names is the one its pairs are compared by again.
+expect_json "a new report compares its pairs by their median" ab.json \
+  "r['ab']['method']['per_length'].startswith('binomial order-statistic interval on the median')"
+"$PY" -c "import json; j=json.load(open('ab.json')); j['ab']['method']['per_length'] = 'Student t interval on the mean log(head/base) of the pairs'; json.dump(j, open('method.json','w'))"
+expect_usage_error "a report whose method was edited is refused: its pairs give other figures" "its pairs give" \
+  "$BIN" check method.json
+"$PY" -c "import json; j=json.load(open('ab.json')); j['ab']['method']['per_length'] = 'the mode'; json.dump(j, open('method2.json','w'))"
+expect_usage_error "a method readbench does not know is refused" "ab.method.per_length is not a method" \
+  "$BIN" check method2.json
+FIXTURE="$HERE/fixtures/ab-v7-mean-cpu.json"
+expect_rc "a report of an older readbench, compared by the mean, is read by its method (its regression)" 1 \
+  "$BIN" check "$FIXTURE"
+expect_rc "plot draws it" 0 "$BIN" plot "$FIXTURE" -o old.svg
 expect_usage_error "a run-report reader refuses an ab report, saying who reads it" "is an ab report" \
   "$BIN" check base.json --baseline ab.json
 

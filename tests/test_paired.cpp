@@ -111,7 +111,8 @@ TEST_CASE("offsets between the lengths' workloads that the pairs cannot see are 
     }
     s.push_back(pl);
   }
-  const PairedComparison c = compare_pairs(s, 1024, {0.05, 1.02});
+  // The mean's method (older reports) models the ratio by the line alone.
+  const PairedComparison c = compare_pairs(s, 1024, {0.05, 1.02}, PairedMethod::mean_t);
   CHECK(c.region_lengths == 4);
   CHECK(c.between_lengths_sd == doctest::Approx(a * std::sqrt(2.0)).epsilon(1e-9));
   // The pairs alone would give a zero-width interval; the offsets widen it past the bound.
@@ -152,12 +153,110 @@ TEST_CASE("a CI that straddles its bound is inconclusive") {
   CHECK(verdict_against(std::nullopt, 1.0) == AbVerdict::inconclusive);
 }
 
-TEST_CASE("lengths of fewer than three pairs give no interval and no verdict") {
-  const auto s = series(2, 0.1, 0.01, [](double) { return 1.5; });
+TEST_CASE("lengths of too few pairs give no interval and no verdict") {
+  // The median's binomial interval needs six pairs, the mean's t interval three.
+  for (const auto& [method, pairs] : {std::pair{PairedMethod::median, 5}, std::pair{PairedMethod::mean_t, 2}}) {
+    CAPTURE(to_string(method));
+    const auto s = series(pairs, 0.1, 0.01, [](double) { return 1.5; });
+    const PairedComparison c = compare_pairs(s, 1024, {}, method);
+    CHECK_FALSE(c.lengths.front().ci95);
+    CHECK_FALSE(c.cost_ratio_ci95);
+    CHECK(c.verdict == AbVerdict::inconclusive);
+    CHECK(c.reason.find("fewer than " + std::to_string(min_pairs(method)) + " pairs") != std::string::npos);
+    const PairedComparison more = compare_pairs(series(pairs + 1, 0.1, 0.01, [](double) { return 1.5; }), 1024, {}, method);
+    CHECK(more.lengths.front().ci95);
+    CHECK(more.verdict == AbVerdict::regression);
+  }
+}
+
+TEST_CASE("a length's ratio is its pairs' median log-ratio, its CI two of their order statistics") {
+  // Twelve pairs at log-ratios 0.01 * (i - 5.5) shuffled: median 0; the binomial interval of
+  // twelve is [x_(3), x_(10)] (P(X <= 2) = 0.019 for X ~ B(12, 1/2), P(X <= 3) = 0.073).
+  const int order[] = {7, 2, 11, 0, 5, 9, 3, 10, 1, 6, 8, 4};
+  std::vector<PairedLength> s;
+  for (std::int64_t len = 1024; len <= 65536; len *= 4) {
+    PairedLength pl{len, {}, {}};
+    for (int i : order) {
+      pl.base_s.push_back(affine(double(len)));
+      pl.head_s.push_back(affine(double(len)) * std::exp(0.01 * (i - 5.5)));
+    }
+    s.push_back(pl);
+  }
   const PairedComparison c = compare_pairs(s, 1024, {});
-  CHECK_FALSE(c.lengths.front().ci95);
-  CHECK_FALSE(c.cost_ratio_ci95);
-  CHECK(c.verdict == AbVerdict::inconclusive);
+  for (const LengthRatio& lr : c.lengths) {
+    CHECK(lr.ratio == doctest::Approx(1.0).epsilon(1e-12));
+    REQUIRE(lr.ci95);
+    CHECK(lr.ci95->low == doctest::Approx(std::exp(0.01 * (2 - 5.5))).epsilon(1e-12));
+    CHECK(lr.ci95->high == doctest::Approx(std::exp(0.01 * (9 - 5.5))).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("a few pairs caught by a burst on one side move the median little and the mean much") {
+  // Forty pairs of equal arms with 2% noise; in six of them one slice (head or base, by turns)
+  // ran 60% slow. The mean's interval is dragged wide; the median's stays near 1.
+  std::vector<PairedLength> s;
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> noise(0, 0.02);
+  for (std::int64_t len = 1024; len <= 65536; len *= 4) {
+    PairedLength pl{len, {}, {}};
+    for (int i = 0; i < 40; ++i) {
+      double b = affine(double(len)) * std::exp(noise(rng)), h = affine(double(len)) * std::exp(noise(rng));
+      if (i % 7 == 3) (i % 2 ? h : b) *= 1.6;
+      pl.base_s.push_back(b);
+      pl.head_s.push_back(h);
+    }
+    s.push_back(pl);
+  }
+  const PairedComparison median = compare_pairs(s, 1024, {}), mean = compare_pairs(s, 1024, {}, PairedMethod::mean_t);
+  REQUIRE(median.cost_ratio_ci95);
+  REQUIRE(mean.cost_ratio_ci95);
+  const auto width = [](const Interval& i) { return i.high - i.low; };
+  CHECK(width(*median.cost_ratio_ci95) < 0.6 * width(*mean.cost_ratio_ci95));
+  CHECK(median.cost_ratio_ci95->low < 1);
+  CHECK(median.cost_ratio_ci95->high > 1);
+  CHECK(median.verdict == AbVerdict::pass);
+}
+
+TEST_CASE("a head whose extra work is partly fixed reads no offsets between lengths") {
+  // The head adds 3% of the base's per-token cost plus a fixed 1 us a call: its ratio falls
+  // from 1.5 toward 1.03 along L, a curve no line in log L follows. The ratio of two lines
+  // t0 + b*L fits it exactly, so nothing is left over for offsets, and the cost ratio is 1.03
+  // with an interval as narrow as the pairs make it.
+  // Each length sees the same moments, so the base's medians lie on its line.
+  std::vector<PairedLength> s;
+  std::lognormal_distribution<double> moment(0, 0.3);
+  for (std::int64_t len = 1024; len <= 262144; len *= 4) {
+    std::mt19937_64 rng(5);
+    PairedLength pl{len, {}, {}};
+    for (int i = 0; i < 10; ++i) {
+      const double m = moment(rng);
+      pl.base_s.push_back(affine(double(len)) * m);
+      pl.head_s.push_back((affine(double(len)) + 0.03e-9 * double(len) + 1e-6) * m);
+    }
+    s.push_back(pl);
+  }
+  const PairedComparison line = compare_pairs(s, 1024, {}, PairedMethod::mean_t);
+  CHECK(line.between_lengths_sd > 0.01);  // the line reads the curve as offsets
+  const PairedComparison c = compare_pairs(s, 1024, {});
+  CHECK(c.between_lengths_sd == 0);
+  REQUIRE(c.cost_ratio_ci95);
+  CHECK(*c.cost_ratio == doctest::Approx(1.03).epsilon(1e-9));
+  CHECK(c.cost_ratio_ci95->low == doctest::Approx(1.03).epsilon(1e-9));
+  CHECK(c.cost_verdict == AbVerdict::regression);
+}
+
+TEST_CASE("a head growing as a power of L reads no offsets between lengths either") {
+  // The line in log L fits it; the ratio of two lines would not, and the closer model is kept.
+  const auto s = series(10, 0.3, 0.0, [](double len) { return std::pow(len / 16, 0.1); });
+  const PairedComparison c = compare_pairs(s, 1024, {});
+  CHECK(c.between_lengths_sd == 0);
+  CHECK(*c.delta_p == doctest::Approx(0.1).epsilon(1e-9));
+  CHECK(c.delta_p_verdict == AbVerdict::regression);
+}
+
+TEST_CASE("method words name the methods") {
+  for (const auto& n : kPairedMethodNames) CHECK(find_named(kPairedMethodNames, n.name) == n.value);
+  CHECK(to_string(PairedMethod::median).find("median") != std::string_view::npos);
 }
 
 TEST_CASE("a region of one length compares no exponent") {

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <random>
 
+#include <boost/math/distributions/binomial.hpp>
+
 #include "core/errors.hpp"
 #include "core/marginal_cost_fit.hpp"
 #include "core/power_law_fit.hpp"
@@ -35,6 +37,27 @@ double median_of(std::vector<double> v) {
 
 double mean_of(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+}
+
+// The median of `v`, reordering it.
+double median_in_place(std::vector<double>& v) {
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(mid), v.end());
+  if (v.size() % 2 == 1) return v[mid];
+  return 0.5 * (*std::max_element(v.begin(), v.begin() + std::ptrdiff_t(mid)) + v[mid]);
+}
+
+// The rank k (1-based) of the lower end of the binomial 95% interval for a median of n: the
+// largest k with P(X <= k - 1) <= 0.025 for X ~ Binomial(n, 1/2), so that [x_(k), x_(n+1-k)]
+// holds the median with probability 1 - 2 P(X <= k - 1) >= 0.95 whatever the distribution.
+// 0 where n is too small for any (n < 6).
+int median_ci_rank(int n) {
+  const boost::math::binomial_distribution<double> b(n, 0.5);
+  // Start a little below the normal approximation n/2 - 1.96 sqrt(n)/2 and step up.
+  int k = std::max(0, int(std::floor(0.5 * n - 0.98 * std::sqrt(double(n)))) - 3);
+  if (k > 0 && boost::math::cdf(b, k - 1) > 0.025) k = 0;
+  while (k < n && boost::math::cdf(b, k) <= 0.025) ++k;
+  return k;
 }
 
 // Least-squares slope of y on x.
@@ -110,6 +133,54 @@ double between_lengths_variance(const std::vector<double>& x, const std::vector<
   return std::max(0.0, (rss - explained) / double(k - 2));
 }
 
+// The same excess about the ratio of two lines t0 + b*L: the base's, fitted to its per-length
+// times, and the head's, fitted to those times scaled by exp(m). Its residuals are the head's
+// misfit less the base's, zero for any constant ratio. The hat values are the head fit's, from
+// its Jacobian in log t, (1, L) / t_head (L scaled by the longest: the hat matrix does not
+// change). Empty where either fit fails or predicts a time <= 0.
+std::optional<double> between_lengths_variance_affine(const std::vector<double>& x,
+                                                      const std::vector<double>& m,
+                                                      const std::vector<double>& v,
+                                                      const std::vector<double>& base_s) {
+  const std::size_t k = x.size();
+  if (k < 3) return 0.0;
+  std::vector<TimedPoint> base, head;
+  for (std::size_t i = 0; i < k; ++i) {
+    base.push_back({std::exp(x[i]), base_s[i]});
+    head.push_back({std::exp(x[i]), base_s[i] * std::exp(m[i])});
+  }
+  AffineFit fb, fh;
+  try {
+    fb = fit_affine(base);
+    fh = fit_affine(head);
+  } catch (const FitError&) {
+    return std::nullopt;
+  }
+  const double l_max = std::exp(x.back());
+  std::vector<double> r(k), j0(k), j1(k);
+  double a00 = 0, a01 = 0, a11 = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const double length = std::exp(x[i]);
+    const double tb = fb.fixed_s + fb.marginal_s * length, th = fh.fixed_s + fh.marginal_s * length;
+    if (!(tb > 0) || !(th > 0)) return std::nullopt;
+    r[i] = m[i] - std::log(th / tb);
+    j0[i] = 1 / th;
+    j1[i] = length / l_max / th;
+    a00 += j0[i] * j0[i];
+    a01 += j0[i] * j1[i];
+    a11 += j1[i] * j1[i];
+  }
+  const double det = a00 * a11 - a01 * a01;
+  if (!(det > 0)) return std::nullopt;
+  double rss = 0, explained = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const double h = (j0[i] * j0[i] * a11 - 2 * j0[i] * j1[i] * a01 + j1[i] * j1[i] * a00) / det;
+    rss += r[i] * r[i];
+    explained += (1 - h) * v[i];
+  }
+  return std::max(0.0, (rss - explained) / double(k - 2));
+}
+
 std::string fixed(double v, int digits) {
   return strprintf("%.*f", digits, v);
 }
@@ -117,11 +188,14 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double fit_from,
-                               const PairedThresholds& thresholds, std::uint64_t seed) {
+                               const PairedThresholds& thresholds, PairedMethod method,
+                               std::uint64_t seed) {
+  const bool by_median = method == PairedMethod::median;
+  const int enough_pairs = min_pairs(method);
   PairedComparison out;
   out.fit_from = fit_from;
   std::vector<std::vector<double>> log_ratios;  // per length, per pair
-  // Per length: the mean log-ratio and that mean's variance (from its pairs' spread).
+  // Per length: the median (or mean) log-ratio and its variance (from its pairs' spread).
   std::vector<double> mean_log, mean_variance;
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     const PairedLength& pl = lengths[k];
@@ -144,17 +218,34 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
     LengthRatio lr;
     lr.length = pl.length;
     lr.pairs = int(r.size());
-    const double m = mean_of(r);
-    lr.ratio = std::exp(m);
-    mean_log.push_back(m);
-    double ss = 0;
-    for (double x : r) ss += (x - m) * (x - m);
-    // A length of one pair has no noise estimate: none is claimed for it (no CI).
-    mean_variance.push_back(lr.pairs > 1 ? ss / double(lr.pairs - 1) / double(lr.pairs) : 0.0);
-    if (lr.pairs >= kMinPairs) {
-      const double se = std::sqrt(mean_variance.back());
-      const double t = student_t95(lr.pairs - 1);
-      lr.ci95 = Interval{std::exp(m - t * se), std::exp(m + t * se)};
+    if (by_median) {
+      std::vector<double> sorted = r;
+      std::sort(sorted.begin(), sorted.end());
+      const double m = median_of(sorted);
+      lr.ratio = std::exp(m);
+      mean_log.push_back(m);
+      const int rank = median_ci_rank(lr.pairs);
+      if (rank > 0) {
+        const double low = sorted[std::size_t(rank - 1)], high = sorted[std::size_t(lr.pairs - rank)];
+        lr.ci95 = Interval{std::exp(low), std::exp(high)};
+        // The median's variance read off its interval: half its width over 1.96.
+        mean_variance.push_back(std::pow((high - low) / (2 * 1.96), 2));
+      } else {
+        mean_variance.push_back(0.0);  // too few pairs to say: none is claimed (no CI)
+      }
+    } else {
+      const double m = mean_of(r);
+      lr.ratio = std::exp(m);
+      mean_log.push_back(m);
+      double ss = 0;
+      for (double x : r) ss += (x - m) * (x - m);
+      // A length of one pair has no noise estimate: none is claimed for it (no CI).
+      mean_variance.push_back(lr.pairs > 1 ? ss / double(lr.pairs - 1) / double(lr.pairs) : 0.0);
+      if (lr.pairs >= enough_pairs) {
+        const double se = std::sqrt(mean_variance.back());
+        const double t = student_t95(lr.pairs - 1);
+        lr.ci95 = Interval{std::exp(m - t * se), std::exp(m + t * se)};
+      }
     }
     lr.base_s = median_of(pl.base_s);
     lr.head_s = median_of(pl.head_s);
@@ -182,7 +273,11 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
     means.push_back(mean_log[k]);
     variances.push_back(mean_variance[k]);
   }
-  double tau = std::sqrt(between_lengths_variance(region.log_length, means, variances));
+  double tau2 = between_lengths_variance(region.log_length, means, variances);
+  if (by_median)
+    if (const auto affine = between_lengths_variance_affine(region.log_length, means, variances, region.base_s))
+      tau2 = std::min(tau2, *affine);
+  double tau = std::sqrt(tau2);
   if (tau < 1e-6) tau = 0;  // rounding of equal means, not an offset (1e-6 is 0.0001%)
   out.between_lengths_sd = tau;
   const RegionEstimate point = region.estimate(means);
@@ -193,7 +288,7 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
   std::vector<double> dp, cr;
   dp.reserve(kBootstrapResamples);
   cr.reserve(kBootstrapResamples);
-  std::vector<double> resampled(in_region.size());
+  std::vector<double> resampled(in_region.size()), scratch;
   // A standard normal by Box-Muller from the generator's own bits: the standard library's
   // distributions differ between implementations, and a report read back must give its interval.
   const auto offset = [&rng] {
@@ -204,9 +299,9 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
     for (std::size_t j = 0; j < in_region.size(); ++j) {
       const std::vector<double>& r = log_ratios[in_region[j]];
       std::uniform_int_distribution<std::size_t> pick(0, r.size() - 1);
-      double sum = 0;
-      for (std::size_t i = 0; i < r.size(); ++i) sum += r[pick(rng)];
-      resampled[j] = sum / double(r.size());
+      scratch.resize(r.size());
+      for (double& x : scratch) x = r[pick(rng)];
+      resampled[j] = by_median ? median_in_place(scratch) : mean_of(scratch);
       if (tau > 0) resampled[j] += tau * offset();
     }
     const RegionEstimate e = region.estimate(resampled);
@@ -215,7 +310,7 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
   }
   // A length of one pair resamples to itself: its noise is unknown, so no interval is claimed.
   const bool every_length_paired = std::all_of(in_region.begin(), in_region.end(), [&](auto k) {
-    return out.lengths[k].pairs >= kMinPairs;
+    return out.lengths[k].pairs >= enough_pairs;
   });
   if (every_length_paired) {
     out.delta_p_ci95 = percentile_interval(dp);
@@ -258,7 +353,7 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
                                   "% between the lengths' workloads, which more pairs do not narrow)"
                             : std::string(": straddles the bound (more pairs narrow it)"));
       if (!every_length_paired)
-        out.reason = "a length of the region has fewer than " + std::to_string(kMinPairs) +
+        out.reason = "a length of the region has fewer than " + std::to_string(enough_pairs) +
                      " pairs: no CI yet";
       break;
   }

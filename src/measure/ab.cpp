@@ -595,7 +595,7 @@ void compare_pairings(AbResult& r) {
     } catch (const FitError&) {
       fit_from = 0;
     }
-    p.comparison = compare_pairs(p.slices, fit_from, r.config.thresholds);
+    p.comparison = compare_pairs(p.slices, fit_from, r.config.thresholds, r.config.method);
   }
 }
 

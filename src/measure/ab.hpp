@@ -36,6 +36,9 @@ struct AbConfig {
   SweepConfig sweep;
   ArmSpec base, head;
   PairedThresholds thresholds;
+  // How the pairs are summarised: the median for a new comparison; a report read back keeps
+  // the method it names.
+  PairedMethod method = PairedMethod::median;
   double slice_s = 0.025;  // sampling time of one slice
   double plugin_timeout_s = kPluginCheckTimeout;
   // Each arm in a worker of its own even when both are one binary (which otherwise share one

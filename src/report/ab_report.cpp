@@ -120,8 +120,9 @@ Json build_ab_report(const AbResult& r, const HostInfo& host, const std::string&
        {{"tolerance", r.config.thresholds.tolerance},
         {"max_cost_ratio", r.config.thresholds.max_cost_ratio}}},
       {"method",
-       {{"per_length", "Student t interval on the mean log(head/base) of the pairs"},
+       {{"per_length", to_string(r.config.method)},
         {"region", "paired bootstrap within each length, percentile interval"},
+        {"offsets", offsets_model(r.config.method)},
         {"resamples", kBootstrapResamples},
         {"bootstrap_seed", kBootstrapSeed}}},
       {"arms", Json::array({arm_json(r.base, r.config.base.paths), arm_json(r.head, r.config.head.paths)})},
@@ -328,6 +329,10 @@ AbReport ab_report_from_json(const nlohmann::json& j, const std::string& source)
   const auto& th = rd.at(ab, "ab", "thresholds");
   r.config.thresholds = {rd.number(th, "ab.thresholds", "tolerance"), rd.number(th, "ab.thresholds", "max_cost_ratio")};
   r.config.slice_s = rd.number(ab, "ab", "slice_s");
+  // The method the report names is the one its pairs are compared by again.
+  const std::string per_length = rd.text(rd.at(ab, "ab", "method"), "ab.method", "per_length");
+  if (const auto method = find_named(kPairedMethodNames, per_length)) r.config.method = *method;
+  else rd.fail("ab.method.per_length", "is not a method readbench compares pairs by (" + names_of(kPairedMethodNames) + ")");
   if (ab.contains("workers")) {
     const std::string workers = rd.text(ab, "ab", "workers");
     if (workers != "one" && workers != "two") rd.fail("ab.workers", "is not one or two");
