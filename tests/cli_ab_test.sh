@@ -111,6 +111,8 @@ expect_json "each length has as many base slices as head slices, from at least 6
 expect_json "the report names both arms' plugins and the shared path" ab.json \
   "r['ab']['arms'][0]['plugins'][0].endswith('libregress_same_cpu.so') and r['ab']['arms'][1]['plugins'][0].endswith('libregress_cost10_cpu.so') and r['ab']['pairings'][0]['base_path'] == 'plugin:regress'"
 expect_json "the grid is the lengths asked for" ab.json "r['ab']['lengths'] == [64, 256, 1024]"
+expect_json "a CPU comparison's cost bound is the CPU default, its slice the one asked for" ab.json \
+  "r['ab']['thresholds']['max_cost_ratio'] == 1.03 and r['ab']['slice_s'] == 0.004"
 expect_json "the arms of one binary share one worker" ab.json "r['ab']['workers'] == 'one'"
 if grep -qF "both arms in one worker of their binary, reading one workload in memory" "$WORK/out"; then
   pass "the summary says the arms shared a worker and a workload"
@@ -173,9 +175,12 @@ run "$BIN" ab "${SHORT[@]}" --separate-workers --json separate.json
 # At least one round, two pairs a length, whatever the budget leaves (a sanitizer build is slow).
 expect_json "--separate-workers gives each arm a worker of its own" separate.json \
   "r['ab']['workers'] == 'two' and all(l['pairs'] >= 2 for l in r['ab']['pairings'][0]['lengths'])"
+run "$BIN" ab --backend cpu --threads 1 -L 64,256 --sweep-budget 1 --cache hot --path fused --json defaults.json
+expect_json "a CPU comparison's slices default to 10 ms" defaults.json "r['ab']['slice_s'] == 0.01"
 cp "$BIN" "$WORK/rb-copy"
-run "$BIN" ab "${SHORT[@]}" --head "$WORK/rb-copy" --json copy.json
+run "$BIN" ab "${SHORT[@]}" --head "$WORK/rb-copy" --max-cost-ratio 1.5 --json copy.json
 expect_json "two binary files get a worker each" copy.json "r['ab']['workers'] == 'two'"
+expect_json "a cost bound given is the one used" copy.json "r['ab']['thresholds']['max_cost_ratio'] == 1.5"
 if grep -qF "a worker each: on a small shared machine two processes can read a few percent apart" "$WORK/out"; then
   pass "the summary of two workers on a CPU says what their offset may do to the cost ratio"
 else

@@ -16,6 +16,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/lengths.hpp"
+#include "core/strprintf.hpp"
 #include "measure/ab.hpp"
 #include "measure/ab_worker.hpp"
 #include "measure/backend_opening.hpp"
@@ -41,6 +42,9 @@ struct AbOptions {
               statistic = "min", fit_from = "auto";
   int device = 0;
   std::string json_path;
+  // Given on the command line, or left to the backend's default (ab_defaults).
+  const CLI::Option* slice_given = nullptr;
+  const CLI::Option* max_cost_ratio_given = nullptr;
 };
 
 // This readbench, for an arm that names no binary.
@@ -67,6 +71,8 @@ int run(AbOptions& o) {
   SweepConfig& s = c.sweep;
   if (o.backend == "auto") o.backend = cuda_device_count() > 0 ? "cuda" : "cpu";
   s.backend = parse_backend_choice(o.backend);
+  if (o.slice_given->count() == 0) c.slice_s = ab_defaults(s.backend).slice_s;
+  if (o.max_cost_ratio_given->count() == 0) c.thresholds.max_cost_ratio = ab_defaults(s.backend).max_cost_ratio;
   s.devices = {o.device};
   s.auto_lengths = o.lengths == "auto";
   if (!s.auto_lengths) s.lengths = parse_lengths(o.lengths);
@@ -167,17 +173,22 @@ void setup_ab_command(CLI::App& app, int& exit_code) {
                   "Seconds after which no new round starts (both arms together)")
       ->check(finite_number(NumberBound::positive))
       ->capture_default_str();
-  sub->add_option("--slice", o->config.slice_s, "Seconds of samples in one slice")
-      ->check(finite_number(NumberBound::positive))
-      ->capture_default_str();
+  o->slice_given = sub->add_option("--slice", o->config.slice_s,
+                                   strprintf("Seconds of samples in one slice [%g on cpu, %g on cuda]",
+                                             ab_defaults(BackendChoice::cpu).slice_s,
+                                             ab_defaults(BackendChoice::cuda).slice_s))
+                       ->check(finite_number(NumberBound::positive));
   sub->add_option("--tolerance", o->config.thresholds.tolerance,
                   "Rise of the exponent p allowed before it counts (delta p's bound)")
       ->check(finite_number(NumberBound::non_negative))
       ->capture_default_str();
-  sub->add_option("--max-cost-ratio", o->config.thresholds.max_cost_ratio,
-                  "Head/base marginal cost per token allowed before it counts (>= 1)")
-      ->check(finite_number(NumberBound::positive))
-      ->capture_default_str();
+  o->max_cost_ratio_given =
+      sub->add_option("--max-cost-ratio", o->config.thresholds.max_cost_ratio,
+                      strprintf("Head/base marginal cost per token allowed before it counts (>= 1) "
+                                "[%g on cpu, %g on cuda]",
+                                ab_defaults(BackendChoice::cpu).max_cost_ratio,
+                                ab_defaults(BackendChoice::cuda).max_cost_ratio))
+          ->check(finite_number(NumberBound::positive));
   add_shape_options(sub, o->config.sweep.shape);
   sub->add_option("--dtype", o->dtype, "Storage type of q and the output (and K/V): f32, f16 or bf16")
       ->capture_default_str();

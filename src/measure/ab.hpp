@@ -30,6 +30,19 @@ inline constexpr int kAbGrowthBlocks = 2;
 // The auto grid may spend this share of --sweep-budget growing; the rest samples rounds.
 inline constexpr double kAbGrowthShare = 0.5;
 
+// The defaults that differ by backend (docs/gate.md, "The defaults"). On a CPU of a shared VM
+// a pair's slices read up to 10-15% apart at the longest lengths, so shorter slices (more
+// pairs, each closer in time) and a looser cost bound are what let an A/A pass there while a
+// 5% regression is still caught; a GPU's pairs agree to a fraction of a percent, and there the
+// bound stays tight.
+struct AbDefaults {
+  double slice_s;
+  double max_cost_ratio;
+};
+constexpr AbDefaults ab_defaults(BackendChoice b) {
+  return b == BackendChoice::cpu ? AbDefaults{0.010, 1.03} : AbDefaults{0.025, 1.02};
+}
+
 struct AbConfig {
   // The shared workload, grid, fit and budget: shape, dtypes, cache, statistic, seed, threads,
   // the backend (cpu or cuda) and its one device; its paths and plugins are unused.
