@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/statistics.hpp"
 #include "report/fleet.hpp"
 #include "report/openmetrics.hpp"
 

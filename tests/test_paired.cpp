@@ -155,7 +155,9 @@ TEST_CASE("a CI that straddles its bound is inconclusive") {
 
 TEST_CASE("lengths of too few pairs give no interval and no verdict") {
   // The median's binomial interval needs six pairs, the mean's t interval three.
-  for (const auto& [method, pairs] : {std::pair{PairedMethod::median, 5}, std::pair{PairedMethod::mean_t, 2}}) {
+  for (const auto& few : {std::pair{PairedMethod::median, 5}, std::pair{PairedMethod::mean_t, 2}}) {
+    const PairedMethod method = few.first;
+    const int pairs = few.second;
     CAPTURE(to_string(method));
     const auto s = series(pairs, 0.1, 0.01, [](double) { return 1.5; });
     const PairedComparison c = compare_pairs(s, 1024, {}, method);

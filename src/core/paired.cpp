@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "core/marginal_cost_fit.hpp"
 #include "core/power_law_fit.hpp"
+#include "core/statistics.hpp"
 #include "core/strprintf.hpp"
 
 namespace readbench {
@@ -29,22 +30,8 @@ AbVerdict verdict_against(const std::optional<Interval>& ci, double bound) {
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 double mean_of(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-}
-
-// The median of `v`, reordering it.
-double median_in_place(std::vector<double>& v) {
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(mid), v.end());
-  if (v.size() % 2 == 1) return v[mid];
-  return 0.5 * (*std::max_element(v.begin(), v.begin() + std::ptrdiff_t(mid)) + v[mid]);
 }
 
 // The rank k (1-based) of the lower end of the binomial 95% interval for a median of n: the
@@ -71,7 +58,7 @@ double slope(const std::vector<double>& x, const std::vector<double>& y) {
   return sxy / sxx;
 }
 
-// The region's two statistics from each length's mean log-ratio: delta_p and the cost ratio.
+// The region's two statistics from each length's centre log-ratio: delta_p and the cost ratio.
 struct RegionEstimate {
   double delta_p = 0, cost_ratio = 1;
 };
@@ -79,14 +66,14 @@ struct RegionEstimate {
 struct Region {
   std::vector<double> log_length, base_s;  // the region's lengths, and the base's median times
 
-  RegionEstimate estimate(const std::vector<double>& mean_log_ratio) const {
+  RegionEstimate estimate(const std::vector<double>& centre_log_ratio) const {
     RegionEstimate e;
-    e.delta_p = slope(log_length, mean_log_ratio);
+    e.delta_p = slope(log_length, centre_log_ratio);
     std::vector<TimedPoint> base, head;
     for (std::size_t i = 0; i < base_s.size(); ++i) {
       const double length = std::exp(log_length[i]);
       base.push_back({length, base_s[i]});
-      head.push_back({length, base_s[i] * std::exp(mean_log_ratio[i])});
+      head.push_back({length, base_s[i] * std::exp(centre_log_ratio[i])});
     }
     const double b_base = fit_affine(base).marginal_s;
     const double b_head = fit_affine(head).marginal_s;
@@ -112,7 +99,7 @@ std::optional<Interval> percentile_interval(std::vector<double> v) {
   return Interval{quantile(v, 0.025), quantile(v, 0.975)};
 }
 
-// The variance of an offset per length: the region's mean log-ratios m_i about their least-
+// The variance of an offset per length: the region's centre log-ratios m_i about their least-
 // squares line in log L, less what their sampling variances v_i explain. With hat values h_i,
 // E[sum of squared residuals] = sum (1 - h_i) (tau^2 + v_i), and sum (1 - h_i) = K - 2; so
 // tau^2 = (RSS - sum (1 - h_i) v_i) / (K - 2), floored at 0. Needs 3 lengths.
@@ -195,8 +182,9 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
   PairedComparison out;
   out.fit_from = fit_from;
   std::vector<std::vector<double>> log_ratios;  // per length, per pair
-  // Per length: the median (or mean) log-ratio and its variance (from its pairs' spread).
-  std::vector<double> mean_log, mean_variance;
+  // Per length: the centre of its log-ratios (their median, or for mean_t their mean) and that
+  // centre's variance (from its pairs' spread).
+  std::vector<double> centre_log, centre_variance;
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     const PairedLength& pl = lengths[k];
     const std::string at = "L=" + std::to_string(pl.length);
@@ -221,28 +209,28 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
     if (by_median) {
       std::vector<double> sorted = r;
       std::sort(sorted.begin(), sorted.end());
-      const double m = median_of(sorted);
+      const double m = median_of_sorted(sorted);
       lr.ratio = std::exp(m);
-      mean_log.push_back(m);
+      centre_log.push_back(m);
       const int rank = median_ci_rank(lr.pairs);
       if (rank > 0) {
         const double low = sorted[std::size_t(rank - 1)], high = sorted[std::size_t(lr.pairs - rank)];
         lr.ci95 = Interval{std::exp(low), std::exp(high)};
         // The median's variance read off its interval: half its width over 1.96.
-        mean_variance.push_back(std::pow((high - low) / (2 * 1.96), 2));
+        centre_variance.push_back(std::pow((high - low) / (2 * 1.96), 2));
       } else {
-        mean_variance.push_back(0.0);  // too few pairs to say: none is claimed (no CI)
+        centre_variance.push_back(0.0);  // too few pairs to say: none is claimed (no CI)
       }
     } else {
       const double m = mean_of(r);
       lr.ratio = std::exp(m);
-      mean_log.push_back(m);
+      centre_log.push_back(m);
       double ss = 0;
       for (double x : r) ss += (x - m) * (x - m);
       // A length of one pair has no noise estimate: none is claimed for it (no CI).
-      mean_variance.push_back(lr.pairs > 1 ? ss / double(lr.pairs - 1) / double(lr.pairs) : 0.0);
+      centre_variance.push_back(lr.pairs > 1 ? ss / double(lr.pairs - 1) / double(lr.pairs) : 0.0);
       if (lr.pairs >= enough_pairs) {
-        const double se = std::sqrt(mean_variance.back());
+        const double se = std::sqrt(centre_variance.back());
         const double t = student_t95(lr.pairs - 1);
         lr.ci95 = Interval{std::exp(m - t * se), std::exp(m + t * se)};
       }
@@ -268,19 +256,19 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
                  " length(s): no exponent change or marginal cost can be compared";
     return out;
   }
-  std::vector<double> means, variances;
+  std::vector<double> centres, variances;
   for (std::size_t k : in_region) {
-    means.push_back(mean_log[k]);
-    variances.push_back(mean_variance[k]);
+    centres.push_back(centre_log[k]);
+    variances.push_back(centre_variance[k]);
   }
-  double tau2 = between_lengths_variance(region.log_length, means, variances);
+  double tau2 = between_lengths_variance(region.log_length, centres, variances);
   if (by_median)
-    if (const auto affine = between_lengths_variance_affine(region.log_length, means, variances, region.base_s))
+    if (const auto affine = between_lengths_variance_affine(region.log_length, centres, variances, region.base_s))
       tau2 = std::min(tau2, *affine);
   double tau = std::sqrt(tau2);
-  if (tau < 1e-6) tau = 0;  // rounding of equal means, not an offset (1e-6 is 0.0001%)
+  if (tau < 1e-6) tau = 0;  // rounding of equal centres, not an offset (1e-6 is 0.0001%)
   out.between_lengths_sd = tau;
-  const RegionEstimate point = region.estimate(means);
+  const RegionEstimate point = region.estimate(centres);
   out.delta_p = point.delta_p;
   if (std::isfinite(point.cost_ratio)) out.cost_ratio = point.cost_ratio;
 
@@ -301,7 +289,7 @@ PairedComparison compare_pairs(const std::vector<PairedLength>& lengths, double 
       std::uniform_int_distribution<std::size_t> pick(0, r.size() - 1);
       scratch.resize(r.size());
       for (double& x : scratch) x = r[pick(rng)];
-      resampled[j] = by_median ? median_in_place(scratch) : mean_of(scratch);
+      resampled[j] = by_median ? median_of(scratch) : mean_of(scratch);
       if (tau > 0) resampled[j] += tau * offset();
     }
     const RegionEstimate e = region.estimate(resampled);

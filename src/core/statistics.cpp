@@ -8,12 +8,18 @@
 
 namespace readbench {
 
-namespace {
 double median_of_sorted(const std::vector<double>& v) {
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
-}  // namespace
+
+double median_of(std::vector<double> v) {
+  const std::size_t n = v.size();
+  const auto mid = v.begin() + std::ptrdiff_t(n / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (n % 2 == 1) return *mid;
+  return 0.5 * (*std::max_element(v.begin(), mid) + *mid);
+}
 
 SampleSummary summarize(std::vector<double> v) {
   if (v.empty()) throw InputError("no samples to summarize");

@@ -16,4 +16,9 @@ struct SampleSummary {
 // Throws InputError on an empty set.
 SampleSummary summarize(std::vector<double> samples);
 
+// The median of `v`, not empty: its middle value, or the mean of the middle two for an even
+// count. median_of_sorted takes `v` sorted already.
+double median_of(std::vector<double> v);
+double median_of_sorted(const std::vector<double>& v);
+
 }  // namespace readbench

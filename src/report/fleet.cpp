@@ -9,6 +9,8 @@
 #include <set>
 #include <tuple>
 
+#include "core/statistics.hpp"
+
 namespace readbench {
 
 namespace {
@@ -134,16 +136,6 @@ FleetKey key_of(const Report& r, const ReportResult& res) {
 }
 
 }  // namespace
-
-double median_of(std::vector<double> v) {
-  const std::size_t n = v.size();
-  const auto mid = v.begin() + std::ptrdiff_t(n / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (n % 2 == 1) return *mid;
-  const double upper = *mid;
-  const double lower = *std::max_element(v.begin(), mid);
-  return (lower + upper) / 2;
-}
 
 double mad_of(const std::vector<double>& v, double median) {
   std::vector<double> dev;

@@ -23,10 +23,9 @@ struct FleetOptions {
   bool judge_contended = false;
 };
 
-// The statistics, closed-form: the median of `v` (the mean of the middle two for an even
-// count; v not empty), the median absolute deviation from `median`, and the robust z
-// 0.6745 (x - median) / MAD (infinite, signed, where MAD is 0 and x is not the median).
-double median_of(std::vector<double> v);
+// The statistics, closed-form, beside the median (core/statistics.hpp): the median absolute
+// deviation from `median`, and the robust z 0.6745 (x - median) / MAD (infinite, signed, where
+// MAD is 0 and x is not the median).
 double mad_of(const std::vector<double>& v, double median);
 double robust_z(double x, double median, double mad);
 
