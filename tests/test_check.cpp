@@ -811,6 +811,76 @@ TEST_CASE("a regression on a row not at its asymptote still fails") {
   CHECK_FALSE(r.passed());
 }
 
+namespace {
+
+// A read whose cost per token rises by `step` ns every x4 from 1 ns at L=1024 to L=262144, with
+// no fixed cost, as a gathered copy outgrowing a machine's caches: its fit misses the asymptote
+// only because that cost has not settled (it rises least from 4096, by more than 25% for any
+// step over 1/12). The gather path exactly linear; `threads` as the host set-up's.
+Json outgrowing(double step, int threads = 2) {
+  std::vector<std::pair<std::int64_t, double>> pts;
+  int i = 0;
+  for (std::int64_t L = 1024; L <= 262144; L *= 4, ++i)
+    pts.emplace_back(L, 1e-9 * double(L) * (1 + step * i));
+  RunResult run = synthetic_run();
+  run.results[kGather] = timed_path(Path::gather, series(1.0), std::nullopt);
+  run.results[kFused] = timed_path(Path::fused, pts, std::nullopt);
+  run.backends[0].details.threads = threads;
+  return build_report(run, readbench::test::synthetic_host(), "2026-01-02T03:04:05Z");
+}
+
+}  // namespace
+
+TEST_CASE("a current fit unsettled as its baseline is, on one set-up, is judged and can pass") {
+  const Json base = outgrowing(0.125);
+  const ReadFit& fit = *report_of(base).find("cpu", "fused")->fit;
+  REQUIRE_FALSE(fit.asymptote_reached);
+  REQUIRE(fit.shortfall == Shortfall::unsettled);
+  REQUIRE(only_unsettled(fit));
+  REQUIRE(fit.fit_from == 4096);
+
+  // Rising 1.125..1.5 ns a token over 4096..262144 (+33%) against the same, then against
+  // 1.2..1.8 (+50%, within 25% of +33%): alike, so compared, and passed.
+  for (const double step : {0.125, 0.2}) {
+    CAPTURE(step);
+    const CheckOutcome r = check(base, outgrowing(step), CheckOptions{});
+    const CheckRow f = row(r, "cpu/fused");
+    CHECK(f.verdict == Verdict::ok);
+    CHECK(r.not_reached.empty());
+    CHECK(r.passed());
+    CHECK(mentions(f.notes, "judged though the current fit is not at its asymptote"));
+    CHECK(f.baseline_rise == doctest::Approx(1.5 / 1.125));
+    CHECK(f.current_rise == doctest::Approx((1 + 4 * step) / (1 + step)));
+    const Json j = check_to_json(r)["rows"][1];
+    REQUIRE(j["path"] == "fused");
+    CHECK(j["cost_rise"]["current"].get<double>() == doctest::Approx(f.current_rise));
+  }
+}
+
+TEST_CASE("a current fit that bends more than its baseline, or on another set-up, stays marked") {
+  // 1.35..2.4 ns a token over 4096..262144 (+78%) against +33%: past 1.33 * 1.25, and its
+  // exponent within the tolerance (up 0.069): not a regression, not a pass.
+  const CheckOutcome steeper = check(outgrowing(0.125), outgrowing(0.35), CheckOptions{});
+  CHECK(row(steeper, "cpu/fused").verdict == Verdict::ok);
+  CHECK(steeper.not_reached == std::vector<std::string>{"cpu/fused"});
+  CHECK_FALSE(steeper.judged());
+
+  // Rising +33% where an exactly linear baseline does not rise: past 25%.
+  const CheckOutcome bent = check(outgrowing(0), outgrowing(0.125), CheckOptions{});
+  CHECK(bent.not_reached == std::vector<std::string>{"cpu/fused"});
+
+  // The same change on set-ups that differ says nothing about one machine's caches.
+  CheckOptions mismatch;
+  mismatch.allow_config_mismatch = true;
+  const CheckOutcome apart = check(outgrowing(0.125, 2), outgrowing(0.125, 1), mismatch);
+  CHECK(apart.not_reached == std::vector<std::string>{"cpu/fused"});
+  CHECK(check(outgrowing(0.125, 2), outgrowing(0.125, 2), mismatch).passed());
+
+  // A fit that misses its asymptote for a fixed cost is never judged so (launch_bound).
+  CHECK_FALSE(check(linear_report(), scripted(series(1.0), launch_bound()), CheckOptions{})
+                  .not_reached.empty());
+}
+
 TEST_CASE("the thread count and CPU model are part of the configuration a CPU row must match") {
   CHECK(check(on_host(2), on_host(2)).passed());
   const std::string threads = error_message([] { check(on_host(2), on_host(1)); });

@@ -111,6 +111,13 @@ double widened_from(const std::map<double, double>& by_length, double from) {
   return by_length.begin()->first;
 }
 
+// Whether the growth with the length is resolved: the 95% CIs of the marginal cost and of the
+// exponent wholly above zero.
+bool growth_resolved(const AffineFit& affine, const FitResult& power) {
+  return affine.marginal_ci95_low && *affine.marginal_ci95_low > 0 && power.ci95_low &&
+         *power.ci95_low > 0;
+}
+
 constexpr Named<Shortfall> kShortfallNames[] = {{Shortfall::none, "none"},
                                                 {Shortfall::not_growing, "not-growing"},
                                                 {Shortfall::small_region, "small-region"},
@@ -141,6 +148,17 @@ std::string_view to_string(FitBasis b) {
 
 bool is_region(const std::vector<double>& distinct_lengths) {
   return int(distinct_lengths.size()) >= kRegionLengths && span_of(distinct_lengths) >= kRegionSpan;
+}
+
+double cost_rise(const std::vector<TimedPoint>& points) {
+  if (points.empty()) return 1;
+  const std::map<double, double> cost = cost_per_token(points);
+  return rise_from(cost, cost.begin()->first).ratio;
+}
+
+bool only_unsettled(const ReadFit& f) {
+  return f.shortfall == Shortfall::unsettled && f.region_lengths >= kAsymptoteLengths &&
+         (f.rules != FitRules::region || growth_resolved(f.affine, f.power));
 }
 
 bool fixed_cost_resolved(const AffineFit& a) {
@@ -223,8 +241,7 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
   f.rules = o.rules;
   const bool region_rule = o.rules == FitRules::region;
   const FitResult& power = f.power;
-  const bool unresolved = !(f.affine.marginal_ci95_low && *f.affine.marginal_ci95_low > 0 &&
-                            power.ci95_low && *power.ci95_low > 0);
+  const bool unresolved = !growth_resolved(f.affine, power);
 
   if (!positive) {
     f.shortfall = Shortfall::not_growing;

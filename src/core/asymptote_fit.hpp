@@ -126,6 +126,16 @@ struct ReadFit {
 // "about 0" (the line cannot tell it from none), never a cost to rank or export.
 bool fixed_cost_resolved(const AffineFit& a);
 
+// The highest cost per token (mean time over the length) at any of the points' lengths over
+// the one at their shortest: 1 for a read whose cost per token only falls. The rise the
+// settling rule reads, over whichever lengths the points hold.
+double cost_rise(const std::vector<TimedPoint>& points);
+
+// Whether the fit misses its asymptote only because its cost per token has not settled: its
+// region is one, the fixed cost weighs under a fifth from the region's first length and the
+// growth is resolved, but the cost per token rises by more than kSettleRise over it.
+bool only_unsettled(const ReadFit& f);
+
 // Throws the guards' FitErrors (power_law_fit.hpp) naming the offending value, for the whole
 // series and for the region.
 ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& options = {});

@@ -43,6 +43,10 @@ struct CheckRow {
   std::optional<FitResult> baseline_fit, current_fit;
   std::optional<double> delta_exponent;  // current p - baseline p over `lengths`
   std::optional<double> cost_ratio;      // current / baseline marginal cost per token, both > 0
+  // The cost per token's rise over `lengths` on each side (core/asymptote_fit.hpp's cost_rise):
+  // how far each side's read is still changing there.
+  double baseline_rise = 1, current_rise = 1;
+  bool configs_differ = false;  // judged under --allow-config-mismatch with the set-ups apart
   Verdict verdict = Verdict::skipped;
   std::vector<std::string> reasons;  // each rule broken (regression), or why skipped
   std::vector<std::string> notes;    // caveats that change no verdict
@@ -61,7 +65,10 @@ struct CheckOutcome {
   bool incomplete_judged = false;  // an incomplete report judged under --allow incomplete
   bool contended_judged = false;   // a contended report judged under --allow contended
   // Rows judged ok whose current fit is not at its asymptote: their exponent is not the read's
-  // alone, so the gate compared too little to pass them unless --allow not-reached.
+  // alone, so the gate compared too little to pass them unless --allow not-reached. Not those
+  // whose current fit misses it only by a cost per token that has not settled, where over the
+  // compared lengths it rises no more than the baseline's does, times 1 + kSettleRise, on one
+  // set-up: both exponents then describe the same change (the machine's caches), and compare.
   std::vector<std::string> not_reached;
   // Rows left unjudged because neighbouring points of their fitted region kept disturbed samples
   // (contended_points), unless --allow contended.
