@@ -130,7 +130,7 @@ void setup_check_command(CLI::App& app, int& exit_code) {
       "4: a report is incomplete or contended and not allowed, or a row judged ok has a\n"
       "current fit not at its asymptote (marked NOT REACHED) without --allow not-reached;\n"
       "a fit that misses it only because its cost per token still rises is judged when, on\n"
-      "one set-up, it rises over the compared lengths no more than 1.25x the baseline's rise.\n"
+      "one set-up, it has the baseline's shape within 1.25x and p is within the tolerance.\n"
       "On the CPU rows, the threads, CPU model and core count are part of the configuration.\n"
       "An ab report (readbench ab --json) needs no baseline: its verdict is computed again from\n"
       "its pairs, under --tolerance and --max-cost-ratio where given (else its own); exit 0\n"

@@ -37,19 +37,6 @@ double auto_fit_from(const std::map<double, double>& by_length, bool positive_ma
   return from;
 }
 
-// The logarithm of the cost per token at each distinct length (its mean time over the length):
-// logarithms, so that the ratios of any times and lengths a double holds stay finite.
-std::map<double, double> cost_per_token(const std::vector<TimedPoint>& points) {
-  std::map<double, std::pair<double, int>> means;
-  for (const TimedPoint& p : points) {
-    auto& [mean, n] = means[p.length];
-    mean += (p.seconds - mean) / ++n;  // no sum to overflow
-  }
-  std::map<double, double> out;
-  for (const auto& [length, m] : means) out[length] = std::log(m.first) - std::log(length);
-  return out;
-}
-
 struct Rise {
   double ratio = 1;   // the highest cost per token from `from` on over the one at `from`
   double length = 0;  // where it is
@@ -150,10 +137,16 @@ bool is_region(const std::vector<double>& distinct_lengths) {
   return int(distinct_lengths.size()) >= kRegionLengths && span_of(distinct_lengths) >= kRegionSpan;
 }
 
-double cost_rise(const std::vector<TimedPoint>& points) {
-  if (points.empty()) return 1;
-  const std::map<double, double> cost = cost_per_token(points);
-  return rise_from(cost, cost.begin()->first).ratio;
+// Logarithms, so that the ratios of any times and lengths a double holds stay finite.
+std::map<double, double> log_cost_per_token(const std::vector<TimedPoint>& points) {
+  std::map<double, std::pair<double, int>> means;
+  for (const TimedPoint& p : points) {
+    auto& [mean, n] = means[p.length];
+    mean += (p.seconds - mean) / ++n;  // no sum to overflow
+  }
+  std::map<double, double> out;
+  for (const auto& [length, m] : means) out[length] = std::log(m.first) - std::log(length);
+  return out;
 }
 
 bool only_unsettled(const ReadFit& f) {
@@ -173,7 +166,7 @@ ReadFit fit_read(const std::vector<TimedPoint>& points, const ReadFitOptions& o)
     for (const TimedPoint& p : points) out.push_back(basis.share(p.seconds));
     return out;
   };
-  const std::map<double, double> cost = cost_per_token(points);
+  const std::map<double, double> cost = log_cost_per_token(points);
   f.fit_from_auto = !o.fit_from;
   // The first length from which the shares under `basis` reach the threshold and, under the
   // settling rule, the cost per token has settled.

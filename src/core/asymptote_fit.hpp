@@ -29,6 +29,7 @@
 // exponent above zero (a noisy series whose line undercuts zero has shares above 1 at every
 // length, and would pass the share rule with p's CI holding zero). Shares are clamped into
 // [0, 1]; a clamped one is where the line t0 + b*L does not describe the point.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -126,10 +127,10 @@ struct ReadFit {
 // "about 0" (the line cannot tell it from none), never a cost to rank or export.
 bool fixed_cost_resolved(const AffineFit& a);
 
-// The highest cost per token (mean time over the length) at any of the points' lengths over
-// the one at their shortest: 1 for a read whose cost per token only falls. The rise the
-// settling rule reads, over whichever lengths the points hold.
-double cost_rise(const std::vector<TimedPoint>& points);
+// The logarithm of the cost per token (the mean time over the length) at each distinct length
+// of the points: what the settling rule reads. Their times must be > 0 (the fits' guards,
+// power_law_fit.hpp, refuse any other).
+std::map<double, double> log_cost_per_token(const std::vector<TimedPoint>& points);
 
 // Whether the fit misses its asymptote only because its cost per token has not settled: its
 // region is one, the fixed cost weighs under a fifth from the region's first length and the

@@ -4,6 +4,7 @@
 #include <tuple>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -72,32 +73,36 @@ std::vector<std::string> host_differences_for(const Report& baseline, const Repo
   return host_setup_differences(baseline.origin(), current.origin());
 }
 
-// Whether a row whose current fit is not at its asymptote compared like with like all the
-// same: on one set-up, a current fit that misses it only because its cost per token has not
-// settled, over compared lengths where that cost rises no more than the baseline's does (times
-// 1 + kSettleRise, the noise between a run's lengths). A gathered copy outgrowing the caches
-// bends both sides' series alike there, so their exponents describe the same change; a read
-// that regressed into growing faster bends the current side's further, and stays marked.
-bool changes_alike(const CheckRow& row) {
-  return !row.configs_differ && !row.lengths.empty() && only_unsettled(*row.current->fit) &&
-         row.current_rise <= std::max(row.baseline_rise, 1.0) * (1 + kSettleRise);
+// Whether a row judged ok whose current fit is not at its asymptote compared like with like all
+// the same: on one set-up, a current fit that misses it only because its cost per token has not
+// settled, against a baseline fit that reached it or misses it the same way, the exponent
+// within the tolerance (the trend of current over baseline), and the two of the same shape
+// beyond it: current over baseline cost per token at no compared length more than 1 +
+// kSettleRise (the noise between a run's lengths) times its mean. A gathered copy outgrowing
+// the caches bends both sides' series alike there, so their exponents describe the same change;
+// a read that regressed into growing faster, or bends where the baseline did not, stays marked.
+bool changes_alike(const CheckRow& row, const CheckOptions& o) {
+  const ReadFit& base = *row.baseline->fit;
+  return !row.configs_differ && row.extra_bend && *row.extra_bend <= 1 + kSettleRise &&
+         row.delta_exponent && *row.delta_exponent <= o.tolerance + kExponentSlack &&
+         only_unsettled(*row.current->fit) && (base.asymptote_reached || only_unsettled(base));
 }
 
 // A row judged ok whose current fit is not at its asymptote compared an exponent that is not
 // the read's alone: marked, and named in the outcome so that the gate does not pass it unless
-// --allow not-reached (or its change is the baseline's: changes_alike).
+// --allow not-reached, or its change is the baseline's (changes_alike).
 void mark_not_reached(CheckOutcome& out) {
   for (CheckRow& row : out.rows) {
     if (row.verdict != Verdict::ok || !row.current || !row.current->fit ||
         row.current->fit->asymptote_reached)
       continue;
-    if (changes_alike(row)) {
+    if (changes_alike(row, out.options)) {
       row.notes.push_back(strprintf(
           "judged though the current fit is not at its asymptote (%s): over the compared "
-          "lengths its cost per token rises %+.0f%%, the baseline's %+.0f%%, within %.0f%% of "
-          "it on the same set-up, so both exponents describe the same change",
-          one_line(row.current->fit->asymptote_reason).c_str(), 100 * (row.current_rise - 1),
-          100 * (row.baseline_rise - 1), 100 * kSettleRise));
+          "lengths its cost per token over the baseline's is at most %.0f%% above its mean "
+          "(a %.0f%% margin), on the same set-up, so both exponents describe the same change",
+          one_line(row.current->fit->asymptote_reason).c_str(), 100 * (*row.extra_bend - 1),
+          100 * kSettleRise));
       continue;
     }
     row.notes.push_back(
@@ -207,6 +212,21 @@ std::string fall_back_to_baseline_lengths(CheckRow& row, double from, SharedPoin
   return {};
 }
 
+// How far the current read's shape departs from the baseline's over the shared lengths
+// (CheckRow::extra_bend): the log of current over baseline cost per token at each length, its
+// highest above its mean. Anchored on the mean, not on the first length, so that one noisy
+// point at the first length does not bend the whole comparison.
+double extra_bend(const SharedPoints& shared) {
+  const std::map<double, double> b = log_cost_per_token(shared.baseline);
+  const std::map<double, double> c = log_cost_per_token(shared.current);
+  std::vector<double> ratio;
+  for (const auto& [length, cost] : c) ratio.push_back(cost - b.at(length));
+  double mean = 0;
+  for (const double r : ratio) mean += r / double(ratio.size());
+  const double highest = *std::max_element(ratio.begin(), ratio.end()) - mean;
+  return std::exp(std::min(highest, 690.0));  // capped where exp would overflow
+}
+
 // Too few shared lengths to compare exponents: the row is skipped, unless the cost rule, which
 // reads each side's own fit whatever lengths they share, finds a regression.
 void judge_too_few_lengths(CheckRow& row, const CheckOptions& o, double from, bool costs,
@@ -310,8 +330,7 @@ void judge(CheckRow& row, const CheckOptions& o) {
   row.verdict = Verdict::ok;
   row.delta_exponent = row.current_fit->exponent - row.baseline_fit->exponent;
   if (costs) row.cost_ratio = c.affine.marginal_s / b.affine.marginal_s;
-  row.baseline_rise = cost_rise(shared.baseline);
-  row.current_rise = cost_rise(shared.current);
+  row.extra_bend = extra_bend(shared);
   judge_exponent(row, o);
   judge_regime(row);
   judge_cost_ratio(row, o);
@@ -608,10 +627,7 @@ Json check_to_json(const CheckOutcome& r) {
                     {"baseline_compared", compared_to_json(row.baseline_fit)},
                     {"current_compared", compared_to_json(row.current_fit)},
                     {"delta_exponent", number_or_null(row.delta_exponent)},
-                    {"cost_rise", row.lengths.empty()
-                                      ? Json(nullptr)
-                                      : Json{{"baseline", row.baseline_rise},
-                                             {"current", row.current_rise}}},
+                    {"extra_bend", number_or_null(row.extra_bend)},
                     {"cost_ratio", number_or_null(row.cost_ratio)}});
   return {{"verdict", r.passed()   ? "pass"
                       : r.judged() ? "fail"

@@ -43,9 +43,10 @@ struct CheckRow {
   std::optional<FitResult> baseline_fit, current_fit;
   std::optional<double> delta_exponent;  // current p - baseline p over `lengths`
   std::optional<double> cost_ratio;      // current / baseline marginal cost per token, both > 0
-  // The cost per token's rise over `lengths` on each side (core/asymptote_fit.hpp's cost_rise):
-  // how far each side's read is still changing there.
-  double baseline_rise = 1, current_rise = 1;
+  // How far the current read's shape departs from the baseline's over `lengths`: the highest,
+  // over them, of current over baseline cost per token, over that ratio's geometric mean (1
+  // where both bend alike). Empty where exponents were not compared.
+  std::optional<double> extra_bend;
   bool configs_differ = false;  // judged under --allow-config-mismatch with the set-ups apart
   Verdict verdict = Verdict::skipped;
   std::vector<std::string> reasons;  // each rule broken (regression), or why skipped
@@ -66,9 +67,10 @@ struct CheckOutcome {
   bool contended_judged = false;   // a contended report judged under --allow contended
   // Rows judged ok whose current fit is not at its asymptote: their exponent is not the read's
   // alone, so the gate compared too little to pass them unless --allow not-reached. Not those
-  // whose current fit misses it only by a cost per token that has not settled, where over the
-  // compared lengths it rises no more than the baseline's does, times 1 + kSettleRise, on one
-  // set-up: both exponents then describe the same change (the machine's caches), and compare.
+  // whose current fit misses it only by a cost per token that has not settled, of the
+  // baseline's shape within 1 + kSettleRise (extra_bend) on one set-up, with the exponent within
+  // the tolerance (check.cpp's changes_alike): both exponents then describe the same change
+  // (the machine's caches), and compare.
   std::vector<std::string> not_reached;
   // Rows left unjudged because neighbouring points of their fitted region kept disturbed samples
   // (contended_points), unless --allow contended.
@@ -84,7 +86,7 @@ struct CheckOutcome {
 
 // Lengths both sides need in common for their exponents to be compared. Each side's own fit
 // follows the region rule (asymptote_fit.hpp); a row whose current fit is not at its asymptote is
-// marked and not passed unless allowed.
+// marked and not passed unless allowed, or unless it bends as its baseline does (not_reached).
 constexpr int kCheckMinLengths = 3;
 
 // One row per backend/path in either report. For a path with fits on both sides, both power
