@@ -843,7 +843,8 @@ Json outgrowing(double step, int threads = 2) {
 
 TEST_CASE("a current fit unsettled as its baseline is, on one set-up, is judged and can pass") {
   const Json base = outgrowing(0.125);
-  const ReadFit& fit = *report_of(base).find("cpu", "fused")->fit;
+  const Report report = report_of(base);
+  const ReadFit& fit = *report.find("cpu", "fused")->fit;
   REQUIRE_FALSE(fit.asymptote_reached);
   REQUIRE(fit.shortfall == Shortfall::unsettled);
   REQUIRE(only_unsettled(fit));
