@@ -103,6 +103,11 @@ void mark_not_reached(CheckOutcome& out) {
           "(a %.0f%% margin), on the same set-up, so both exponents describe the same change",
           one_line(row.current->fit->asymptote_reason).c_str(), 100 * (*row.extra_bend - 1),
           100 * kSettleRise));
+      if (row.bend_left_out)
+        row.notes.push_back(
+            "L=" + format_number(*row.bend_left_out) +
+            " left out of that shape: it alone departs past the margin, between lengths in "
+            "shape (a disturbed point, not a bend)");
       continue;
     }
     row.notes.push_back(
@@ -215,16 +220,54 @@ std::string fall_back_to_baseline_lengths(CheckRow& row, double from, SharedPoin
 // How far the current read's shape departs from the baseline's over the shared lengths
 // (CheckRow::extra_bend): the log of current over baseline cost per token at each length, its
 // highest above its mean. Anchored on the mean, not on the first length, so that one noisy
-// point at the first length does not bend the whole comparison.
-double extra_bend(const SharedPoints& shared) {
+// point at the first length does not bend the whole comparison. Where that departs past 1 +
+// kSettleRise and leaving out one length between the first and the last brings the rest within
+// it, that length is a disturbed point among lengths in shape, not a bend (a bend persists to
+// the longest length): the rest's departure is the bend, the length left out is named
+// (CheckRow::bend_left_out). One length at most, and three stay to compare.
+struct Bend {
+  double departure;
+  std::optional<double> left_out;
+};
+
+// The mean of the log-ratios but the one at `skip` (none where skip is past the end).
+double mean_but(const std::vector<double>& log_ratio, std::size_t skip) {
+  const double n = double(log_ratio.size() - (skip < log_ratio.size() ? 1 : 0));
+  double mean = 0;
+  for (std::size_t i = 0; i < log_ratio.size(); ++i)
+    if (i != skip) mean += log_ratio[i] / n;
+  return mean;
+}
+
+// The highest log-ratio but the one at `skip` over their mean, as a factor.
+double departure(const std::vector<double>& log_ratio, std::size_t skip) {
+  const double mean = mean_but(log_ratio, skip);
+  double highest = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < log_ratio.size(); ++i)
+    if (i != skip) highest = std::max(highest, log_ratio[i] - mean);
+  return std::exp(std::min(highest, 690.0));  // capped where exp would overflow
+}
+
+Bend extra_bend(const SharedPoints& shared) {
   const std::map<double, double> b = log_cost_per_token(shared.baseline);
   const std::map<double, double> c = log_cost_per_token(shared.current);
-  std::vector<double> ratio;
-  for (const auto& [length, cost] : c) ratio.push_back(cost - b.at(length));
-  double mean = 0;
-  for (const double r : ratio) mean += r / double(ratio.size());
-  const double highest = *std::max_element(ratio.begin(), ratio.end()) - mean;
-  return std::exp(std::min(highest, 690.0));  // capped where exp would overflow
+  std::vector<double> lengths, log_ratio;
+  for (const auto& [length, cost] : c) {
+    lengths.push_back(length);
+    log_ratio.push_back(cost - b.at(length));
+  }
+  const std::size_t none = log_ratio.size();
+  Bend out{departure(log_ratio, none), std::nullopt};
+  if (out.departure <= 1 + kSettleRise || int(log_ratio.size()) <= kCheckMinLengths) return out;
+  // A length in shape left out would only shrink the mean's reach; the one left out must
+  // itself lie past the margin from the rest's mean, above or below it.
+  const double margin = std::log1p(kSettleRise);
+  for (std::size_t i = 1; i + 1 < log_ratio.size(); ++i)
+    if (const double rest = departure(log_ratio, i);
+        rest <= 1 + kSettleRise && rest < out.departure &&
+        std::abs(log_ratio[i] - mean_but(log_ratio, i)) > margin)
+      out = {rest, lengths[i]};
+  return out;
 }
 
 // Too few shared lengths to compare exponents: the row is skipped, unless the cost rule, which
@@ -330,7 +373,9 @@ void judge(CheckRow& row, const CheckOptions& o) {
   row.verdict = Verdict::ok;
   row.delta_exponent = row.current_fit->exponent - row.baseline_fit->exponent;
   if (costs) row.cost_ratio = c.affine.marginal_s / b.affine.marginal_s;
-  row.extra_bend = extra_bend(shared);
+  const Bend bend = extra_bend(shared);
+  row.extra_bend = bend.departure;
+  row.bend_left_out = bend.left_out;
   judge_exponent(row, o);
   judge_regime(row);
   judge_cost_ratio(row, o);
@@ -628,6 +673,7 @@ Json check_to_json(const CheckOutcome& r) {
                     {"current_compared", compared_to_json(row.current_fit)},
                     {"delta_exponent", number_or_null(row.delta_exponent)},
                     {"extra_bend", number_or_null(row.extra_bend)},
+                    {"bend_left_out", number_or_null(row.bend_left_out)},
                     {"cost_ratio", number_or_null(row.cost_ratio)}});
   return {{"verdict", r.passed()   ? "pass"
                       : r.judged() ? "fail"
