@@ -73,7 +73,9 @@ done
 echo
 echo "kind: regression / pass / inconclusive / other exit; wall s min-median-max"
 for kind in "${kinds[@]}"; do
-  gawk -F'\t' -v k="$kind" '$1 == k { n[$3]++; w[++c] = $4 } END {
-    asort(w); printf "%s: %d / %d / %d / %d; wall %.1f-%.1f-%.1f s\n", k, n[1], n[0], n[4],
-      c - n[0] - n[1] - n[4], w[1], w[int((c + 1) / 2)], w[c] }' "$out/summary.tsv"
+  # Plain awk (mawk has no asort): the walls sorted by sort, the median picked by awk.
+  awk -F'\t' -v k="$kind" '$1 == k { print $3 "\t" $4 }' "$out/summary.tsv" | sort -t$'\t' -k2,2g |
+    awk -F'\t' -v k="$kind" '{ n[$1]++; w[++c] = $2 } END {
+      printf "%s: %d / %d / %d / %d; wall %.1f-%.1f-%.1f s\n", k, n[1], n[0], n[4],
+        c - n[0] - n[1] - n[4], w[1], w[int((c + 1) / 2)], w[c] }'
 done
