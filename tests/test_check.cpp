@@ -813,15 +813,15 @@ TEST_CASE("a regression on a row not at its asymptote still fails") {
 
 namespace {
 
-// The fused path timed at L = 1024 * 4^i with cost per token costs[i] ns and no fixed cost, as a
-// read whose copy outgrows a machine's caches; the gather path exactly linear; `threads` as the
-// host set-up's.
-Json shaped(const std::vector<double>& costs, int threads = 2) {
+// The fused path timed at L = 1024 * factor^i with cost per token costs[i] ns and no fixed cost,
+// as a read whose copy outgrows a machine's caches; the gather path exactly linear; `threads` as
+// the host set-up's.
+Json shaped(const std::vector<double>& costs, int threads = 2, std::int64_t factor = 4) {
   std::vector<std::pair<std::int64_t, double>> pts;
   std::int64_t L = 1024;
   for (const double c : costs) {
     pts.emplace_back(L, 1e-9 * c * double(L));
-    L *= 4;
+    L *= factor;
   }
   RunResult run = synthetic_run();
   run.results[kGather] = timed_path(Path::gather, series(1.0), std::nullopt);
@@ -887,9 +887,21 @@ TEST_CASE("a current fit unsettled as its baseline is, on one set-up, is judged 
   CHECK(*b.bend_left_out == 16384);
   REQUIRE(b.extra_bend);
   CHECK(*b.extra_bend == doctest::Approx(1.0));
-  CHECK(mentions(b.notes, "L=16384 left out of that shape"));
+  CHECK(mentions(b.notes, "over the compared lengths but L=16384 (left out of that shape"));
   CHECK(check_to_json(bump)["rows"][1]["bend_left_out"] == 16384);
   CHECK(check_to_json(check(base, base))["rows"][1]["bend_left_out"].is_null());
+
+  // Below as above: a length far under the rest (x0.3 at L=16384) is left out too; one under
+  // it within the shape's margin (x0.74: the series departs 8% above its mean) is not.
+  const CheckRow dip =
+      row(check(base, shaped({1, 1.125, 1.25 * 0.3, 1.375, 1.5}), CheckOptions{}), "cpu/fused");
+  REQUIRE(dip.verdict == Verdict::ok);
+  REQUIRE(dip.lengths == std::vector<double>{4096, 16384, 65536, 262144});
+  CHECK(dip.bend_left_out == std::optional<double>(16384));
+  const CheckOutcome shallow = check(base, shaped({1, 1.125, 1.25 * 0.74, 1.375, 1.5}), CheckOptions{});
+  REQUIRE(row(shallow, "cpu/fused").lengths.size() == 4);
+  CHECK_FALSE(row(shallow, "cpu/fused").bend_left_out);
+  CHECK(shallow.passed());
 
   // A row whose exponents were not compared (cuda/gather, unavailable) has no bend.
   const Json skipped = check_to_json(check(base, outgrowing(0.125)))["rows"][2];
@@ -926,6 +938,41 @@ TEST_CASE("a current fit that bends unlike its baseline, or on another set-up, s
   CHECK(*t.extra_bend > 1.25);
   CHECK_FALSE(t.bend_left_out);
   CHECK(twice.not_reached == std::vector<std::string>{"cpu/fused"});
+
+  // No one length explains an alternating series (ratios 1.9, 1, 1.9, 1): leaving out either
+  // 1.9 brings the rest within the margin above its mean, but the last length lies 1.53x below.
+  const CheckOutcome alternating =
+      check(outgrowing(0.125), shaped({1, 1.125 * 1.9, 1.25, 1.375 * 1.9, 1.5}), CheckOptions{});
+  const CheckRow alt = row(alternating, "cpu/fused");
+  REQUIRE(alt.verdict == Verdict::ok);
+  REQUIRE(alt.lengths == std::vector<double>{4096, 16384, 65536, 262144});
+  CHECK_FALSE(alt.bend_left_out);
+  CHECK(alternating.not_reached == std::vector<std::string>{"cpu/fused"});
+
+  // Nor does a spike explain a series whose rest departs too (ratios 1, 2, 1, 1.45: without the
+  // 2 the rest departs 1.28 times above its mean).
+  const CheckOutcome two_off =
+      check(outgrowing(0.125), shaped({1, 1.125, 1.25 * 2, 1.375, 1.5 * 1.45}), CheckOptions{});
+  REQUIRE(row(two_off, "cpu/fused").lengths.size() == 4);
+  CHECK_FALSE(row(two_off, "cpu/fused").bend_left_out);
+  CHECK(two_off.not_reached == std::vector<std::string>{"cpu/fused"});
+
+  // A spike that would hide an exponent rise stays in. On a x2 grid the current grows as
+  // L^0.14 faster (past the tolerance) with x1.6 at L=4096, which pulls its exponent back to
+  // +0.07; without that length the rest is in shape both ways, and its exponent up 0.14.
+  std::vector<double> base2, rising;
+  for (int i = 0; i < 5; ++i) {
+    base2.push_back(1 + 0.125 * i);
+    rising.push_back(base2.back() * std::pow(2.0, 0.14 * (i - 1)) * (i == 2 ? 1.6 : 1.0));
+  }
+  const CheckOutcome hidden = check(shaped(base2, 2, 2), shaped(rising, 2, 2), CheckOptions{});
+  const CheckRow h = row(hidden, "cpu/fused");
+  REQUIRE(h.verdict == Verdict::ok);
+  REQUIRE(h.lengths == std::vector<double>{2048, 4096, 8192, 16384});
+  REQUIRE(h.delta_exponent);
+  REQUIRE(*h.delta_exponent < 0.1);
+  CHECK_FALSE(h.bend_left_out);
+  CHECK(hidden.not_reached == std::vector<std::string>{"cpu/fused"});
 
   // The same shape, but the exponent up more than the tolerance with a CI that reaches back
   // under it: noise for the exponent rule, too much for the exception.

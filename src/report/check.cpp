@@ -97,17 +97,19 @@ void mark_not_reached(CheckOutcome& out) {
         row.current->fit->asymptote_reached)
       continue;
     if (changes_alike(row, out.options)) {
+      const std::string but =
+          row.bend_left_out
+              ? " but L=" + format_number(*row.bend_left_out) +
+                    " (left out of that shape: it alone departs past the margin, between lengths "
+                    "in shape, a disturbed point, not a bend; without it too the exponent rose "
+                    "no more than the tolerance)"
+              : std::string();
       row.notes.push_back(strprintf(
           "judged though the current fit is not at its asymptote (%s): over the compared "
-          "lengths its cost per token over the baseline's is at most %.0f%% above its mean "
+          "lengths%s its cost per token over the baseline's is at most %.0f%% above its mean "
           "(a %.0f%% margin), on the same set-up, so both exponents describe the same change",
-          one_line(row.current->fit->asymptote_reason).c_str(), 100 * (*row.extra_bend - 1),
-          100 * kSettleRise));
-      if (row.bend_left_out)
-        row.notes.push_back(
-            "L=" + format_number(*row.bend_left_out) +
-            " left out of that shape: it alone departs past the margin, between lengths in "
-            "shape (a disturbed point, not a bend)");
+          one_line(row.current->fit->asymptote_reason).c_str(), but.c_str(),
+          100 * (*row.extra_bend - 1), 100 * kSettleRise));
       continue;
     }
     row.notes.push_back(
@@ -220,13 +222,17 @@ std::string fall_back_to_baseline_lengths(CheckRow& row, double from, SharedPoin
 // How far the current read's shape departs from the baseline's over the shared lengths
 // (CheckRow::extra_bend): the log of current over baseline cost per token at each length, its
 // highest above its mean. Anchored on the mean, not on the first length, so that one noisy
-// point at the first length does not bend the whole comparison. Where that departs past 1 +
-// kSettleRise and leaving out one length between the first and the last brings the rest within
-// it, that length is a disturbed point among lengths in shape, not a bend (a bend persists to
-// the longest length): the rest's departure is the bend, the length left out is named
-// (CheckRow::bend_left_out). One length at most, and three stay to compare.
+// point at the first length does not bend the whole comparison.
+//
+// Where that departs past 1 + kSettleRise, one length between the first and the last may be a
+// disturbed point among lengths in shape rather than a bend (a bend persists to the longest
+// length): it is left out (CheckRow::bend_left_out) when it alone lies past the margin from
+// the rest's mean, above or below, and every other length lies within the margin of that mean,
+// above and below (so that an alternating series, which no one length explains, stays a
+// bend). Three lengths at least stay. judge() keeps it in where leaving it out would hide an
+// exponent rise. `all` is the departure over every length.
 struct Bend {
-  double departure;
+  double departure, all;
   std::optional<double> left_out;
 };
 
@@ -239,13 +245,17 @@ double mean_but(const std::vector<double>& log_ratio, std::size_t skip) {
   return mean;
 }
 
-// The highest log-ratio but the one at `skip` over their mean, as a factor.
-double departure(const std::vector<double>& log_ratio, std::size_t skip) {
+// The highest log-ratio but the one at `skip` over their mean, as a factor; or, `both_ways`,
+// the farthest from it either way, in log. Infinite where a ratio is not finite, so that no
+// margin holds it.
+double departure(const std::vector<double>& log_ratio, std::size_t skip, bool both_ways = false) {
   const double mean = mean_but(log_ratio, skip);
+  if (!std::isfinite(mean)) return std::numeric_limits<double>::infinity();
   double highest = -std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < log_ratio.size(); ++i)
-    if (i != skip) highest = std::max(highest, log_ratio[i] - mean);
-  return std::exp(std::min(highest, 690.0));  // capped where exp would overflow
+    if (i != skip)
+      highest = std::max(highest, both_ways ? std::abs(log_ratio[i] - mean) : log_ratio[i] - mean);
+  return both_ways ? highest : std::exp(std::min(highest, 690.0));  // capped where exp overflows
 }
 
 Bend extra_bend(const SharedPoints& shared) {
@@ -256,18 +266,28 @@ Bend extra_bend(const SharedPoints& shared) {
     lengths.push_back(length);
     log_ratio.push_back(cost - b.at(length));
   }
-  const std::size_t none = log_ratio.size();
-  Bend out{departure(log_ratio, none), std::nullopt};
-  if (out.departure <= 1 + kSettleRise || int(log_ratio.size()) <= kCheckMinLengths) return out;
-  // A length in shape left out would only shrink the mean's reach; the one left out must
-  // itself lie past the margin from the rest's mean, above or below it.
+  const double all = departure(log_ratio, log_ratio.size());
+  Bend out{all, all, std::nullopt};
+  if (!(all > 1 + kSettleRise) || int(log_ratio.size()) <= kCheckMinLengths) return out;
   const double margin = std::log1p(kSettleRise);
   for (std::size_t i = 1; i + 1 < log_ratio.size(); ++i)
     if (const double rest = departure(log_ratio, i);
-        rest <= 1 + kSettleRise && rest < out.departure &&
+        rest < out.departure && departure(log_ratio, i, true) <= margin &&
         std::abs(log_ratio[i] - mean_but(log_ratio, i)) > margin)
-      out = {rest, lengths[i]};
+      out = {rest, all, lengths[i]};
   return out;
+}
+
+// The exponent change over the shared lengths but `length`: where leaving a length out of the
+// shape test would hide a rise past the tolerance that the other lengths show.
+double delta_exponent_without(const SharedPoints& shared, double length) {
+  SharedPoints rest;
+  for (std::size_t i = 0; i < shared.current.size(); ++i)
+    if (shared.current[i].length != length) {
+      rest.baseline.push_back(shared.baseline[i]);
+      rest.current.push_back(shared.current[i]);
+    }
+  return fit_power_law(rest.current).exponent - fit_power_law(rest.baseline).exponent;
 }
 
 // Too few shared lengths to compare exponents: the row is skipped, unless the cost rule, which
@@ -374,8 +394,13 @@ void judge(CheckRow& row, const CheckOptions& o) {
   row.delta_exponent = row.current_fit->exponent - row.baseline_fit->exponent;
   if (costs) row.cost_ratio = c.affine.marginal_s / b.affine.marginal_s;
   const Bend bend = extra_bend(shared);
-  row.extra_bend = bend.departure;
-  row.bend_left_out = bend.left_out;
+  // Leaving a length out of the shape test may not hide an exponent rise: where the exponents
+  // without it rose past the tolerance, it stays in.
+  const bool leave_out =
+      bend.left_out && !(delta_exponent_without(shared, *bend.left_out) >
+                         o.tolerance + kExponentSlack);
+  row.extra_bend = leave_out ? bend.departure : bend.all;
+  if (leave_out) row.bend_left_out = bend.left_out;
   judge_exponent(row, o);
   judge_regime(row);
   judge_cost_ratio(row, o);

@@ -47,8 +47,10 @@ struct CheckRow {
   // over them, of current over baseline cost per token, over that ratio's geometric mean (1
   // where both bend alike). Empty where exponents were not compared.
   std::optional<double> extra_bend;
-  // The one length between the first and the last left out of extra_bend: it alone departed
-  // past the margin, the rest in shape (a disturbed point, not a bend). Empty where none was.
+  // The one length between the first and the last left out of extra_bend (which is then the
+  // rest's departure): it alone departed past the margin, the rest within it both ways, and
+  // the exponent without it rose no more than the tolerance (a disturbed point, not a bend).
+  // Empty where none was.
   std::optional<double> bend_left_out;
   bool configs_differ = false;  // judged under --allow-config-mismatch with the set-ups apart
   Verdict verdict = Verdict::skipped;
