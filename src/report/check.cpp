@@ -245,18 +245,27 @@ double mean_but(const std::vector<double>& log_ratio, std::size_t skip) {
   return mean;
 }
 
-// The highest log-ratio but the one at `skip` over their mean, as a factor; or, `both_ways`,
-// the farthest from it either way, in log. Infinite where a ratio is not finite, so that no
-// margin holds it.
-double departure(const std::vector<double>& log_ratio, std::size_t skip, bool both_ways = false) {
+// How far the log-ratios but the one at `skip` lie from their mean, in log: the highest above
+// it and the farthest either way. Infinite where a ratio is not finite, so that no margin holds
+// them.
+struct Spread {
+  double above, either;
+};
+Spread spread_but(const std::vector<double>& log_ratio, std::size_t skip) {
   const double mean = mean_but(log_ratio, skip);
-  if (!std::isfinite(mean)) return std::numeric_limits<double>::infinity();
-  double highest = -std::numeric_limits<double>::infinity();
+  const double inf = std::numeric_limits<double>::infinity();
+  if (!std::isfinite(mean)) return {inf, inf};
+  Spread out{-inf, 0};
   for (std::size_t i = 0; i < log_ratio.size(); ++i)
-    if (i != skip)
-      highest = std::max(highest, both_ways ? std::abs(log_ratio[i] - mean) : log_ratio[i] - mean);
-  return both_ways ? highest : std::exp(std::min(highest, 690.0));  // capped where exp overflows
+    if (i != skip) {
+      out.above = std::max(out.above, log_ratio[i] - mean);
+      out.either = std::max(out.either, std::abs(log_ratio[i] - mean));
+    }
+  return out;
 }
+
+// A departure in log as a factor, capped where exp would overflow.
+double factor(double log_departure) { return std::exp(std::min(log_departure, 690.0)); }
 
 Bend extra_bend(const SharedPoints& shared) {
   const std::map<double, double> b = log_cost_per_token(shared.baseline);
@@ -266,15 +275,15 @@ Bend extra_bend(const SharedPoints& shared) {
     lengths.push_back(length);
     log_ratio.push_back(cost - b.at(length));
   }
-  const double all = departure(log_ratio, log_ratio.size());
+  const double all = factor(spread_but(log_ratio, log_ratio.size()).above);
   Bend out{all, all, std::nullopt};
   if (!(all > 1 + kSettleRise) || int(log_ratio.size()) <= kCheckMinLengths) return out;
   const double margin = std::log1p(kSettleRise);
   for (std::size_t i = 1; i + 1 < log_ratio.size(); ++i)
-    if (const double rest = departure(log_ratio, i);
-        rest < out.departure && departure(log_ratio, i, true) <= margin &&
+    if (const Spread rest = spread_but(log_ratio, i);
+        factor(rest.above) < out.departure && rest.either <= margin &&
         std::abs(log_ratio[i] - mean_but(log_ratio, i)) > margin)
-      out = {rest, all, lengths[i]};
+      out = {factor(rest.above), all, lengths[i]};
   return out;
 }
 
